@@ -1,0 +1,280 @@
+"""The game-engine interface every Parlour game implements (see shared/DESIGN.md).
+
+The base classes own the public methods — they validate, record and enforce the contract — and each game fills in
+small hooks (names starting with ``_``). Engines are pure Python: no Django, no bots, no workers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+Action = dict[str, Any]
+
+
+class IllegalAction(Exception):
+    """An action that breaks a rule. The message says which rule, in words a bot author understands."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class InvalidOptions(ValueError):
+    """Options (or a player count) the game cannot be set up with."""
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Fixed facts about a game. ``version`` changes whenever the same seed and actions could give other states."""
+
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    version: str
+    summary: str = ""
+    # A small JSON-schema-like description of accepted options, published by the API.
+    options_schema: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Final scores per seat and ranks (1 = best; equal results share a rank)."""
+
+    scores: list[float]
+    ranks: list[int]
+
+    @classmethod
+    def from_scores(cls, scores: Sequence[float], tiebreak: Sequence[Any] | None = None) -> Outcome:
+        """Rank by score (higher is better), then by ``tiebreak`` (higher is better); full ties share a rank."""
+        keys = [(s, tiebreak[i] if tiebreak is not None else 0) for i, s in enumerate(scores)]
+        return cls(scores=list(scores), ranks=ranks_from_keys(keys))
+
+    def with_faults(self, faulted: Sequence[int]) -> Outcome:
+        """A fault ranks its seat last, below every seat that did not fault (faulted seats share the last rank).
+
+        Seats without a fault keep their relative order from the game."""
+        faulted_set = set(faulted)
+        if not faulted_set:
+            return self
+        keys = [
+            (0 if seat in faulted_set else 1, -self.ranks[seat]) for seat in range(len(self.ranks))
+        ]
+        return Outcome(scores=list(self.scores), ranks=ranks_from_keys(keys))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "ranks": list(self.ranks)}
+
+
+def ranks_from_keys(keys: Sequence[Any]) -> list[int]:
+    """Competition ranking (1, 2, 2, 4): a higher key is a better result; equal keys share a rank."""
+    return [1 + sum(1 for other in keys if other > key) for key in keys]
+
+
+def canonical(action: Any) -> str:
+    """A strict textual identity for a JSON value: ``1``, ``1.0`` and ``true`` are different actions."""
+    return json.dumps(action, sort_keys=True, separators=(",", ":"))
+
+
+class State:
+    """One game in progress. Subclasses implement the hooks below; the public methods are final.
+
+    Every bit of randomness comes from ``self.rng``, seeded once, so the game id, engine version, options, seed and
+    action list reproduce every state: that list *is* the replay.
+    """
+
+    def __init__(self, game: Game, players: int, seed: int, options: dict[str, Any]) -> None:
+        self.game = game
+        self.players = players
+        self.seed = seed
+        self.options = options
+        self.rng = random.Random(seed)
+        self.history: list[Action] = []
+        self._setup()
+
+    # ----- hooks a game fills in -------------------------------------------------------------------------------
+    def _setup(self) -> None:
+        """Deal and prepare the first decision (uses ``self.rng`` and ``self.options``)."""
+        raise NotImplementedError
+
+    def _to_move(self) -> int | None:
+        raise NotImplementedError
+
+    def _legal_actions(self) -> list[Action]:
+        raise NotImplementedError
+
+    def _check(self, action: Action) -> Action:
+        """Validate ``action`` for ``to_move()`` and return its canonical form, or raise ``IllegalAction``.
+
+        The default accepts exactly the listed legal actions and asks ``_explain_illegal`` for the reason otherwise.
+        Games whose ``legal_actions`` lists templates (free fields ``null``) override this."""
+        key = canonical(action)
+        for legal in self._legal_actions():
+            if canonical(legal) == key:
+                return legal
+        raise IllegalAction(self._explain_illegal(action))
+
+    def _explain_illegal(self, action: Action) -> str:
+        """Which rule ``action`` breaks. Games override this to name the rule."""
+        return f"{canonical(action)} is not one of the legal actions"
+
+    def _apply(self, action: Action) -> list[str]:
+        """Apply a validated, canonical action and return public narration lines. Must not raise."""
+        raise NotImplementedError
+
+    def _observation(self, seat: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _public_view(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _full_view(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _outcome(self) -> Outcome:
+        raise NotImplementedError
+
+    def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
+        """A copy whose information hidden from ``observer`` differs (e.g. another seat's card swapped with one in
+        the deck) while all that ``observer`` knows stays the same; ``None`` when nothing is hidden from them now.
+
+        The conformance suite uses it to prove that ``observation(observer)`` leaks nothing."""
+        raise NotImplementedError
+
+    # ----- the public interface (final) ------------------------------------------------------------------------
+    def to_move(self) -> int | None:
+        return None if self.is_over() else self._to_move()
+
+    def legal_actions(self) -> list[Action]:
+        return [] if self.is_over() else self._legal_actions()
+
+    def apply(self, action: Action) -> list[str]:
+        if self.is_over():
+            raise IllegalAction("the game is over")
+        if not isinstance(action, dict):
+            raise IllegalAction("an action must be a JSON object")
+        legal = self._check(action)
+        self.history.append(copy.deepcopy(legal))
+        return self._apply(copy.deepcopy(legal))
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat} in a {self.players}-player game")
+        return self._observation(seat)
+
+    def public_view(self) -> dict[str, Any]:
+        return self._public_view()
+
+    def full_view(self) -> dict[str, Any]:
+        return self._full_view()
+
+    def is_over(self) -> bool:
+        raise NotImplementedError
+
+    def outcome(self) -> Outcome:
+        if not self.is_over():
+            raise RuntimeError("the game is not over")
+        return self._outcome()
+
+    def clone(self) -> State:
+        return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+        # The Game is a shared, immutable singleton: never copy it.
+        memo[id(self.game)] = self.game
+        new = object.__new__(type(self))
+        for key, value in self.__dict__.items():
+            setattr(new, key, copy.deepcopy(value, memo))
+        return new
+
+
+class Game:
+    """A registered game: its spec, its state class and its built-in players.
+
+    Subclasses set ``spec`` and ``state_class`` and may override ``_check_options``."""
+
+    spec: ClassVar[GameSpec]
+    state_class: ClassVar[type[State]]
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def title(self) -> str:
+        return self.spec.title
+
+    @property
+    def min_players(self) -> int:
+        return self.spec.min_players
+
+    @property
+    def max_players(self) -> int:
+        return self.spec.max_players
+
+    @property
+    def version(self) -> str:
+        return self.spec.version
+
+    def new_state(self, players: int, seed: int, options: dict[str, Any] | None = None) -> State:
+        if not isinstance(players, int) or not self.min_players <= players <= self.max_players:
+            raise InvalidOptions(
+                f"{self.title} is played by {self.min_players} to {self.max_players} players, not {players}"
+            )
+        checked = self._check_options(players, dict(options or {}))
+        return self.state_class(self, players, seed, checked)
+
+    def start_info(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+        """Extra public fields for the bot protocol's ``start`` message (e.g. Barbarossa's lexicon)."""
+        return {}
+
+    def _check_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+        """Validate options (raise ``InvalidOptions``) and return them with defaults filled in."""
+        if options:
+            raise InvalidOptions(f"{self.title} takes no options, got {sorted(options)}")
+        return options
+
+    def replay(
+        self, players: int, seed: int, options: dict[str, Any] | None, actions: Sequence[Action]
+    ) -> State:
+        """Rebuild the state reached by ``actions`` from the start."""
+        state = self.new_state(players, seed, options)
+        for action in actions:
+            state.apply(action)
+        return state
+
+
+class Player:
+    """A built-in player. It sees exactly what a bot sees: its observation and the legal actions.
+
+    Subclasses implement ``act``; ``self.rng`` is their only source of randomness."""
+
+    name: ClassVar[str] = "player"
+    description: ClassVar[str] = ""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+        self.seat = 0
+        self.players = 0
+        self.options: dict[str, Any] = {}
+
+    def start(self, seat: int, players: int, options: dict[str, Any]) -> None:
+        self.seat, self.players, self.options = seat, players, options
+
+    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+        raise NotImplementedError
+
+
+class RandomPlayer(Player):
+    """Plays a uniformly random legal action. Games with templated actions subclass it to fill the free fields."""
+
+    name = "random"
+    description = "plays a uniformly random legal action"
+
+    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+        return self.rng.choice(legal)

@@ -1,0 +1,72 @@
+"""Golden playthroughs: one game written out state by state, for a human eye and for regression tests.
+
+    python -m games.playthrough love_letter            # print it
+    python -m games.playthrough --write                # rewrite every golden file under tests/games/playthroughs/
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from games.registry import GAMES, builtin_players, get_game, make_player
+
+GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "games" / "playthroughs"
+GOLDEN_SEED = 7
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) -> str:
+    """Play ``game_id`` with its strongest built-in players (the last listed) and write out every decision."""
+    game = get_game(game_id)
+    count = players or game.min_players
+    names = list(builtin_players(game_id))
+    bots = [make_player(game_id, names[-1] if seat % 2 == 0 else "random", seed + seat) for seat in range(count)]
+    state = game.new_state(count, seed)
+    for seat, bot in enumerate(bots):
+        bot.start(seat, count, state.options)
+    lines = [f"game {game.id} version {game.version} players {count} seed {seed}", ""]
+    step = 0
+    while (seat := state.to_move()) is not None:
+        obs, legal = state.observation(seat), state.legal_actions()
+        action = bots[seat].act(obs, legal)
+        lines += [
+            f"## step {step}: seat {seat} to move",
+            f"public: {_dump(state.public_view())}",
+            f"observation: {_dump(obs)}",
+            f"legal: {_dump(legal)}",
+            f"action: {_dump(action)}",
+        ]
+        lines += [f"  > {line}" for line in state.apply(action)]
+        step += 1
+    lines += ["", f"final: {_dump(state.full_view())}", f"outcome: {_dump(state.outcome().to_json())}"]
+    return "\n".join(lines) + "\n"
+
+
+def golden_path(game_id: str) -> Path:
+    return GOLDEN_DIR / f"{game_id}.txt"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", nargs="?", choices=sorted(GAMES))
+    parser.add_argument("--seed", type=int, default=GOLDEN_SEED)
+    parser.add_argument("--write", action="store_true", help="rewrite the golden files")
+    args = parser.parse_args()
+    if args.write:
+        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
+        for game_id in [args.game] if args.game else list(GAMES):
+            golden_path(game_id).write_text(render(game_id))
+            print(f"wrote {golden_path(game_id)}")
+    elif args.game:
+        print(render(args.game, args.seed), end="")
+    else:
+        parser.error("name a game, or pass --write")
+
+
+if __name__ == "__main__":
+    main()

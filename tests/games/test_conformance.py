@@ -1,0 +1,174 @@
+"""The conformance suite every registered game runs (DESIGN.md: engine interface; STYLE.md convention 4)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from games.base import IllegalAction, Outcome, State, canonical
+from games.playthrough import golden_path, render
+from games.registry import GAMES, builtin_players, get_game, make_player
+from games.simulate import MAX_DECISIONS
+
+PLAYOUT_SEEDS = range(500)
+GAME_IDS = list(GAMES)
+
+
+def _player_count(game_id: str, seed: int) -> int:
+    game = get_game(game_id)
+    return game.min_players + seed % (game.max_players - game.min_players + 1)
+
+
+def _random_playout(game_id: str, seed: int, on_decision=None) -> State:
+    """A full game of random players; ``on_decision(state, rng)`` runs before every decision."""
+    state = get_game(game_id).new_state(_player_count(game_id, seed), seed)
+    players = [make_player(game_id, "random", seed * 10 + seat) for seat in range(state.players)]
+    for seat, player in enumerate(players):
+        player.start(seat, state.players, state.options)
+    rng = random.Random(seed)
+    for _ in range(MAX_DECISIONS):
+        seat = state.to_move()
+        if seat is None:
+            return state
+        if on_decision:
+            on_decision(state, rng)
+        legal = state.legal_actions()
+        assert legal, f"seed {seed}: seat {seat} must act but has no legal action"
+        assert 0 <= seat < state.players
+        state.apply(players[seat].act(state.observation(seat), legal))
+    raise AssertionError(f"seed {seed}: the game did not end after {MAX_DECISIONS} decisions")
+
+
+def _assert_valid_outcome(outcome: Outcome, players: int) -> None:
+    assert len(outcome.ranks) == len(outcome.scores) == players
+    assert min(outcome.ranks) == 1
+    assert all(1 <= rank <= players for rank in outcome.ranks)
+    for seat, rank in enumerate(outcome.ranks):
+        # Competition ranking: a rank equals 1 + the number of seats strictly better.
+        assert rank == 1 + sum(1 for other in outcome.ranks if other < rank), (seat, outcome)
+
+
+def _json_round_trips(value: object) -> bool:
+    return json.loads(json.dumps(value)) == value
+
+
+@pytest.fixture(params=GAME_IDS)
+def game_id(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def test_every_game_has_a_random_and_a_stronger_builtin_player(game_id: str) -> None:
+    names = list(builtin_players(game_id))
+    assert "random" in names
+    assert len(names) >= 2
+
+
+def test_random_playouts_from_500_seeds_end_with_a_valid_outcome(game_id: str) -> None:
+    for seed in PLAYOUT_SEEDS:
+        state = _random_playout(game_id, seed)
+        assert state.is_over() and state.to_move() is None and state.legal_actions() == []
+        _assert_valid_outcome(state.outcome(), state.players)
+
+
+def test_every_view_is_json_and_observations_leak_nothing_hidden(game_id: str) -> None:
+    checked_leaks = 0
+
+    def check(state: State, rng: random.Random) -> None:
+        nonlocal checked_leaks
+        assert _json_round_trips(state.public_view())
+        assert _json_round_trips(state.full_view())
+        assert _json_round_trips(state.legal_actions())
+        for observer in range(state.players):
+            obs = state.observation(observer)
+            assert _json_round_trips(obs)
+            other = state.perturb_hidden(observer, rng)
+            if other is not None:
+                assert other.full_view() != state.full_view(), "perturb_hidden changed nothing"
+                assert other.observation(observer) == obs, f"seat {observer} sees another seat's hidden cards"
+                checked_leaks += 1
+
+    for seed in range(0, 100):
+        _random_playout(game_id, seed, check)
+    assert checked_leaks > 0
+
+
+def _mutations(action: dict) -> list[object]:
+    """Actions near a legal one: values pushed out of range, wrong types, extra or missing keys."""
+    out: list[object] = [{}, [], "pass", None, {"no_such_field": 1}, {**action, "no_such_field": 1}]
+    for key, value in action.items():
+        out.append({k: v for k, v in action.items() if k != key})
+        out.append({**action, key: 999})
+        out.append({**action, key: -1})
+        out.append({**action, key: "x"})
+        if isinstance(value, bool) or isinstance(value, int):
+            out.append({**action, key: float(value) + 0.5})
+    return out
+
+
+def test_illegal_actions_raise_and_leave_the_state_unchanged(game_id: str) -> None:
+    rejected = 0
+
+    def check(state: State, rng: random.Random) -> None:
+        nonlocal rejected
+        if rng.random() > 0.3:
+            return
+        legal = state.legal_actions()
+        legal_keys = {canonical(action) for action in legal}
+        before, history = canonical(state.full_view()), list(state.history)
+        for bad in [{}, [], None, "pass", {"no_such_field": 1}]:
+            with pytest.raises(IllegalAction):
+                state.apply(bad)  # type: ignore[arg-type]
+        for bad in _mutations(rng.choice(legal)):
+            if canonical(bad) in legal_keys:
+                continue
+            try:
+                state.apply(bad)  # type: ignore[arg-type]
+            except IllegalAction as error:
+                assert str(error), "an IllegalAction must say which rule"
+                rejected += 1
+                assert canonical(state.full_view()) == before and state.history == history
+            else:
+                raise AssertionError(f"{bad!r} was accepted but is not a legal action")
+
+    for seed in range(0, 60):
+        _random_playout(game_id, seed, check)
+    assert rejected > 0
+
+
+def test_replaying_the_recorded_actions_reproduces_every_state(game_id: str) -> None:
+    game = get_game(game_id)
+    for seed in range(0, 50):
+        snapshots: list[str] = []
+        state = _random_playout(game_id, seed, lambda s, _rng: snapshots.append(canonical(s.full_view())))
+        replayed = game.new_state(state.players, seed, state.options)
+        for step, action in enumerate(state.history):
+            assert canonical(replayed.full_view()) == snapshots[step], f"seed {seed}: differs at step {step}"
+            replayed.apply(json.loads(json.dumps(action)))
+        assert canonical(replayed.full_view()) == canonical(state.full_view())
+        assert replayed.outcome() == state.outcome()
+
+
+def test_a_clone_is_independent_of_its_original(game_id: str) -> None:
+    state = get_game(game_id).new_state(get_game(game_id).min_players, 3)
+    before = canonical(state.full_view())
+    copy = state.clone()
+    copy.apply(copy.legal_actions()[-1])
+    assert canonical(state.full_view()) == before
+    assert state.history == []
+
+
+def test_the_golden_playthrough_is_unchanged(game_id: str) -> None:
+    path = golden_path(game_id)
+    assert path.exists(), f"no golden file; write it with: python -m games.playthrough --write {game_id}"
+    assert render(game_id) == path.read_text(), f"{path.name} changed; review it, then rewrite with --write"
+
+
+def test_wrong_player_counts_are_refused(game_id: str) -> None:
+    from games.base import InvalidOptions
+
+    game = get_game(game_id)
+    for bad in (game.min_players - 1, game.max_players + 1):
+        with pytest.raises(InvalidOptions):
+            game.new_state(bad, 1)
