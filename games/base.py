@@ -62,9 +62,7 @@ class Outcome:
         faulted_set = set(faulted)
         if not faulted_set:
             return self
-        keys = [
-            (0 if seat in faulted_set else 1, -self.ranks[seat]) for seat in range(len(self.ranks))
-        ]
+        keys = [(0 if seat in faulted_set else 1, -self.ranks[seat]) for seat in range(len(self.ranks))]
         return Outcome(scores=list(self.scores), ranks=ranks_from_keys(keys))
 
     def to_json(self) -> dict[str, Any]:
@@ -239,9 +237,7 @@ class Game:
             raise InvalidOptions(f"{self.title} takes no options, got {sorted(options)}")
         return options
 
-    def replay(
-        self, players: int, seed: int, options: dict[str, Any] | None, actions: Sequence[Action]
-    ) -> State:
+    def replay(self, players: int, seed: int, options: dict[str, Any] | None, actions: Sequence[Action]) -> State:
         """Rebuild the state reached by ``actions`` from the start."""
         state = self.new_state(players, seed, options)
         for action in actions:

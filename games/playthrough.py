@@ -1,7 +1,7 @@
 """Golden playthroughs: one game written out state by state, for a human eye and for regression tests.
 
-    python -m games.playthrough love_letter            # print it
-    python -m games.playthrough --write                # rewrite every golden file under tests/games/playthroughs/
+python -m games.playthrough love_letter            # print it
+python -m games.playthrough --write                # rewrite every golden file under tests/games/playthroughs/
 """
 
 from __future__ import annotations
