@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat
+
+
+class BotVersionInline(admin.TabularInline):
+    model = BotVersion
+    fields = ["number", "status", "language", "builtin", "archive_size", "validation_log", "created"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "game", "is_builtin", "is_active", "created"]
+    list_filter = ["game", "is_builtin", "is_active"]
+    search_fields = ["name", "owner__username"]
+    inlines = [BotVersionInline]
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "status", "language", "created", "validated"]
+    list_filter = ["status", "language"]
+    readonly_fields = ["archive_size", "validation_log", "validation_stderr", "validated"]
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    fields = ["number", "bot_version", "rank", "score", "fault", "fault_detail", "moves", "time_ms"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "game", "kind", "status", "attempts", "created", "finished_at"]
+    list_filter = ["game", "kind", "status"]
+    readonly_fields = ["seed", "engine_version", "attempts", "claimed_at", "finished_at", "wall_ms", "error"]
+    inlines = [SeatInline]
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = ["bot", "elo", "games", "wins"]
+    list_filter = ["bot__game"]
+    # Ratings change only through match results (RatingChange rows): never by hand.
+    readonly_fields = ["bot", "elo", "games", "wins", "games_since_version"]
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(admin.ModelAdmin):
+    list_display = ["match", "bot", "before", "after"]
+    readonly_fields = ["match", "bot", "before", "after"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ["user", "name", "prefix", "created", "last_used"]
+    readonly_fields = ["prefix", "key_hash", "last_used"]

@@ -1,0 +1,31 @@
+"""One error shape for the whole API: ``{"error": {"code": ..., "message": ..., "fields"?: {...}}}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from league.services import ServiceError
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, ServiceError):
+        return Response({"error": {"code": exc.code, "message": exc.message}}, status=exc.status)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # a real bug: Django's 500 handler (no stack trace when DEBUG is off)
+    if isinstance(exc, exceptions.ValidationError):
+        fields = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        first = next(iter(fields.values()), ["invalid input"])
+        message = str(first[0] if isinstance(first, list) and first else first)
+        response.data = {"error": {"code": "invalid", "message": message, "fields": fields}}
+    else:
+        code = getattr(exc, "default_code", "error")
+        detail = getattr(exc, "detail", str(exc))
+        response.data = {"error": {"code": code, "message": str(detail)}}
+        if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
+            response.data["error"]["retry_after_seconds"] = int(exc.wait)
+    return response

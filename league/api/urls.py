@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from django.urls import path
+from rest_framework.routers import DefaultRouter
+
+from league.api import views
+
+router = DefaultRouter()
+router.register("games", views.GameViewSet, basename="api-game")
+router.register("bots", views.BotViewSet, basename="api-bot")
+router.register("matches", views.MatchViewSet, basename="api-match")
+
+urlpatterns = [
+    path("leaderboards/<str:game>/", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    *router.urls,
+]

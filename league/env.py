@@ -1,0 +1,60 @@
+"""Strict readers for settings from environment variables: a malformed value fails loudly at start-up."""
+
+from __future__ import annotations
+
+import os
+from urllib.parse import parse_qs, unquote, urlparse
+
+
+class ConfigError(RuntimeError):
+    pass
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = env_str(name)
+    if value is None:
+        return default
+    if value.lower() in {"1", "true", "yes", "on"}:
+        return True
+    if value.lower() in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{name} must be true or false, not {value!r}")
+
+
+def env_int(name: str, default: int) -> int:
+    value = env_str(name)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {value!r}") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = env_str(name)
+    return default if value is None else [item.strip() for item in value.split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict:
+    """Django's DATABASES entry for ``postgres://user:pass@host:port/name`` or ``sqlite:///path``."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": unquote(parsed.path[1:] if parsed.path else "")}
+    if parsed.scheme in {"postgres", "postgresql"}:
+        options = {key: values[-1] for key, values in parse_qs(parsed.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")),
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "OPTIONS": options,
+        }
+    raise ConfigError(f"DATABASE_URL must start with postgres:// or sqlite:///, not {url!r}")

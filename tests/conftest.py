@@ -1,0 +1,70 @@
+"""Shared fixtures: alice owns bots, bob is another user, charlie is anonymous (healthchecks' cast)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from league import services
+
+EXAMPLE_BOT = b"""import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
+    else:
+        break
+"""
+
+
+@pytest.fixture
+def alice(db) -> User:
+    return User.objects.create_user("alice", "alice@example.org", "correct horse battery")
+
+
+@pytest.fixture
+def bob(db) -> User:
+    return User.objects.create_user("bob", "bob@example.org", "correct horse battery")
+
+
+@pytest.fixture
+def alice_token(alice: User) -> str:
+    return services.do_create_token(alice, "laptop")[1]
+
+
+@pytest.fixture
+def alice_api(alice_token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {alice_token}")
+    return client
+
+
+@pytest.fixture
+def bob_api(bob: User) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(bob, 'ci')[1]}")
+    return client
+
+
+@pytest.fixture
+def anon_api(db) -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def example_bot_source() -> bytes:
+    return EXAMPLE_BOT
+
+
+@pytest.fixture(autouse=True)
+def _static_files_without_collectstatic(settings) -> None:
+    """Production serves collected, hashed static files; the tests serve them from the source folders."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.WHITENOISE_USE_FINDERS = True
+    settings.WHITENOISE_AUTOREFRESH = True

@@ -1,0 +1,26 @@
+"""The Celery app. Broker: Redis when REDIS_URL is set, else kombu's filesystem transport (see league.settings)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
+
+app = Celery("parlour")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["workers"], related_name="tasks")
+
+
+@app.on_after_configure.connect
+def _prepare(sender: Celery, **kwargs: object) -> None:
+    from django.conf import settings
+
+    if sender.conf.broker_url.startswith("filesystem"):
+        for key in ("data_folder_in", "processed_folder"):
+            Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
+    if settings.LADDER_ENABLED:
+        sender.add_periodic_task(settings.LADDER_INTERVAL_SECONDS, sender.signature("parlour.schedule_ladder"))
+    sender.add_periodic_task(60.0, sender.signature("parlour.requeue_stale_matches"))
