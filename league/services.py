@@ -114,11 +114,11 @@ def do_record_validation(version_id: int, accepted: bool, log_text: str, stderr:
     return bool(updated)
 
 
-def do_register_builtin_bots() -> list[Bot]:
-    """One ready bot per built-in player of every game, owned by the league's system user. Idempotent."""
+def do_register_builtin_bots(games: list[str] | None = None) -> list[Bot]:
+    """One ready bot per built-in player of every game (or of ``games``), owned by the system user. Idempotent."""
     owner, _ = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
     created = []
-    for game_id in GAMES:
+    for game_id in games or list(GAMES):
         for name, player in builtin_players(game_id).items():
             with transaction.atomic():
                 bot, is_new = Bot.objects.get_or_create(

@@ -1,0 +1,73 @@
+"""A real Celery worker process (with beat) on a real Redis, sharing the test database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    auth = quote(db["USER"]) + (f":{quote(db['PASSWORD'])}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if value := condition():
+            return value
+        time.sleep(0.25)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture
+def celery_worker(transactional_db, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
+    """Starts worker processes on demand (``start(beat=True)``); all are stopped at the end of the test."""
+    if not settings.REDIS_URL:
+        pytest.fail("these tests need a real Redis: run them with `make test` (it sets REDIS_URL)")
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    processes: list[tuple[subprocess.Popen, Path]] = []
+
+    def start(beat: bool = False, concurrency: int = 2, **env: str) -> subprocess.Popen:
+        log = tmp_path / f"worker-{len(processes)}.log"
+        command = [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "--loglevel", "INFO",
+                   "--concurrency", str(concurrency), "--hostname", f"test{len(processes)}@%h", "--without-mingle",
+                   "--without-gossip"]
+        if beat:
+            command += ["--beat", "--schedule", str(tmp_path / "beat-schedule")]
+        environment = {
+            **os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": settings.REDIS_URL,
+            "LADDER_INTERVAL_SECONDS": "1", "LADDER_QUEUE_DEPTH": "2", **env,
+        }
+        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log.open("wb"),
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        processes.append((process, log))
+        return process
+
+    yield start
+    for process, log in processes:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        print(f"--- {log.name} (last lines)\n" + "\n".join(log.read_text(errors="replace").splitlines()[-40:]))
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()

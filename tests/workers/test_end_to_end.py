@@ -1,0 +1,55 @@
+"""The whole path with real parts: API upload → sandboxed validation → ladder matches by a real Celery worker on a
+real Redis → ratings and leaderboard."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from league import services
+from league.models import Bot, BotVersion, Match, Rating, RatingChange
+from tests.workers.conftest import wait_for
+
+pytestmark = pytest.mark.e2e
+
+CRASHING_BOT = b"import sys\nsys.stderr.write('I give up\\n')\nsys.exit(3)\n"
+
+
+def _upload(client: APIClient, name: str, source: bytes) -> int:
+    response = client.post(
+        "/api/bots/",
+        {"game": "love_letter", "name": name, "file": SimpleUploadedFile("main.py", source)},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def test_an_uploaded_bot_is_validated_and_climbs_the_ladder(celery_worker, alice_api, example_bot_source) -> None:
+    services.do_register_builtin_bots(["love_letter"])
+    celery_worker(beat=True)
+    good = _upload(alice_api, "steady", example_bot_source)
+    bad = _upload(alice_api, "quitter", CRASHING_BOT)
+
+    def validated() -> bool:
+        return not BotVersion.objects.filter(bot_id__in=[good, bad], status=BotVersion.Status.PENDING).exists()
+
+    wait_for(validated, 90, "both uploads to be validated")
+    assert Bot.objects.get(pk=good).versions.get().status == BotVersion.Status.READY
+    rejected = Bot.objects.get(pk=bad).versions.get()
+    assert rejected.status == BotVersion.Status.REJECTED
+    assert "crash" in rejected.validation_log and "I give up" in rejected.validation_stderr
+
+    wait_for(lambda: Rating.objects.get(bot_id=good).games >= 2, 120, "two rated ladder matches of the new bot")
+    finished = Match.objects.filter(status=Match.Status.FINISHED)
+    for match in finished:
+        seats = match.seats.count()
+        assert RatingChange.objects.filter(match=match).count() == seats
+        assert match.replay["moves"] and match.replay["game"] == "love_letter"
+    board = APIClient().get("/api/leaderboards/love_letter/").json()["results"]
+    mine = next(row for row in board if row["bot"] == good)
+    assert mine["games"] >= 2 and mine["elo"] != 1500
+    assert all(row["bot"] != bad or row["games"] == 0 for row in board)
+    listed = APIClient().get(f"/api/matches/?bot={good}").json()
+    assert listed["count"] >= 2
