@@ -14,6 +14,7 @@ from games.base import Game, Player
 
 _ENGINES: dict[str, str] = {
     "love_letter": "games.love_letter",
+    "ranczo": "games.ranczo",
 }
 
 

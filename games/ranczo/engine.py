@@ -1,0 +1,465 @@
+"""Ranczo Party rules engine: every rule and interpretation of shared/rules/ranczo.md.
+
+Cards have fixed ids: value ``v`` owns ids ``7*(v-1)`` … ``7*(v-1)+6`` and, for values 2 to 6, the first of them is the
+balloon card. An id therefore tells nothing its face does not already show, so ids may appear wherever faces do.
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+from typing import Any
+
+from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State
+
+COPIES = 7
+CARD_COUNT = 49
+HAND_SIZE = 7
+MAX_ROWS = 7
+LINE_LENGTH = 7
+MAX_ROUNDS = 12
+ANIMALS = {1: "hen", 2: "goose", 3: "goat", 4: "sheep", 5: "pig", 6: "cow", 7: "horse"}
+
+VALUE: tuple[int, ...] = tuple(card // COPIES + 1 for card in range(CARD_COUNT))
+BALLOON: tuple[bool, ...] = tuple(card % COPIES == 0 and 2 <= VALUE[card] <= 6 for card in range(CARD_COUNT))
+
+
+def card_json(card: int) -> dict[str, Any]:
+    """A card as observations show it."""
+    return {"id": card, "value": VALUE[card], "balloon": BALLOON[card]}
+
+
+def card_name(card: int) -> str:
+    return f"{'balloon ' if BALLOON[card] else ''}{ANIMALS[VALUE[card]]} ({VALUE[card]})"
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ids_of(value: int, balloon: bool) -> list[int]:
+    return [card for card in range(CARD_COUNT) if VALUE[card] == value and BALLOON[card] == balloon]
+
+
+def normalise_deck(deck: object) -> list[dict[str, Any]]:
+    """Validate a ``deck`` option (49 cards, top first, ids optional) and return it with every id filled in."""
+    if not isinstance(deck, list) or len(deck) != CARD_COUNT:
+        raise InvalidOptions(f"deck must be a list of all {CARD_COUNT} cards, top first")
+    faces: list[tuple[int, bool]] = []
+    given: dict[int, int] = {}
+    for position, card in enumerate(deck):
+        where = f"deck card {position}"
+        if not isinstance(card, dict):
+            raise InvalidOptions(f'{where} must be an object like {{"value": 3, "balloon": true}}')
+        unknown = set(card) - {"id", "value", "balloon"}
+        if unknown:
+            raise InvalidOptions(f"{where} has unknown field(s) {sorted(unknown)}")
+        value, balloon = card.get("value"), card.get("balloon", False)
+        if not _is_int(value) or not 1 <= value <= 7:
+            raise InvalidOptions(f"{where} needs a value from 1 to 7")
+        if not isinstance(balloon, bool):
+            raise InvalidOptions(f"{where}: balloon must be true or false")
+        if balloon and not 2 <= value <= 6:
+            raise InvalidOptions(f"{where}: only values 2 to 6 have a balloon card")
+        if "id" in card:
+            card_id = card["id"]
+            if not _is_int(card_id) or not 0 <= card_id < CARD_COUNT:
+                raise InvalidOptions(f"{where}: id must be an integer from 0 to {CARD_COUNT - 1}")
+            if (VALUE[card_id], BALLOON[card_id]) != (value, balloon):
+                raise InvalidOptions(f"{where}: id {card_id} is the {card_name(card_id)}, not that card")
+            if card_id in given.values():
+                raise InvalidOptions(f"{where}: id {card_id} appears twice")
+            given[position] = card_id
+        faces.append((value, balloon))
+    for value in range(1, 8):
+        count = sum(1 for face in faces if face[0] == value)
+        if count != COPIES:
+            raise InvalidOptions(f"the deck must hold 7 cards of each value; it has {count} of value {value}")
+        if 2 <= value <= 6:
+            balloons = sum(1 for face in faces if face == (value, True))
+            if balloons != 1:
+                raise InvalidOptions(
+                    f"the deck must hold exactly one balloon {ANIMALS[value]} ({value}); it has {balloons}"
+                )
+    free = {face: [c for c in _ids_of(*face) if c not in given.values()] for face in set(faces)}
+    ids = [given[position] if position in given else free[face].pop(0) for position, face in enumerate(faces)]
+    return [card_json(card) for card in ids]
+
+
+class RanczoState(State):
+    """One match: one game or, with ``rounds`` > 1, the seed's "multi" variant (tokens summed over the rounds)."""
+
+    # ----- setup and turn flow -----------------------------------------------------------------------------------
+    def _setup(self) -> None:
+        self.rounds: int = self.options["rounds"]
+        self.round = 0
+        self.tokens = [0] * self.players
+        self.round_results: list[list[int]] = []
+        self.over = False
+        self._start_round([])
+
+    def _start_round(self, lines: list[str]) -> None:
+        self.round += 1
+        if self.round == 1 and "deck" in self.options:
+            order = [card["id"] for card in self.options["deck"]]
+        else:
+            order = list(range(CARD_COUNT))
+            self.rng.shuffle(order)
+        # Dealing: seat 0 takes the top 7 cards, seat 1 the next 7, …; the next card opens the grid (spec: Setup).
+        self.hands = [sorted(order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(self.players)]
+        first = order[self.players * HAND_SIZE]
+        self.deck: list[int] = order[self.players * HAND_SIZE + 1 :]
+        # Who put each deck card there (None: dealt). Only the burier knows that card; perturb_hidden keeps it.
+        self.deck_buried_by: list[int | None] = [None] * len(self.deck)
+        self.grid: dict[tuple[int, int], int] = {(0, VALUE[first]): first}
+        self.row_counts: dict[int, int] = {0: 1}
+        self.col_counts = [0] * 8
+        self.col_counts[VALUE[first]] = 1
+        self.top = self.bottom = 0
+        self.round_tokens = [0] * self.players
+        self.out = [False] * self.players
+        self.buries_in_a_row = 0
+        self.last: dict[str, Any] | None = None
+        self.end_reason: str | None = None
+        # The multi variant: each player starts one game in turn (seed, "Chcecie więcej?").
+        starter = (self.round - 1) % self.players
+        if self.rounds > 1:
+            lines.append(f"round {self.round} of {self.rounds} begins; seat {starter} starts")
+        lines.append(f"the first card on the grid is a {card_name(first)}")
+        self._begin_turn(starter, lines)
+
+    def _begin_turn(self, seat: int, lines: list[str]) -> None:
+        self.current = seat
+        if self.deck:
+            card = self.deck.pop(0)
+            self.deck_buried_by.pop(0)
+            bisect.insort(self.hands[seat], card)
+            lines.append(f"seat {seat} draws a card ({len(self.deck)} left in the deck)")
+        self._mark_out(lines)
+
+    def _mark_out(self, lines: list[str]) -> None:
+        # Spec, A turn 4: once the deck is empty, a player then holding a single card takes no more turns (for good,
+        # even if a card buried later refills the deck).
+        if self.deck:
+            return
+        for seat, hand in enumerate(self.hands):
+            if not self.out[seat] and len(hand) == 1:
+                self.out[seat] = True
+                lines.append(f"seat {seat} holds a single card with the deck empty and takes no more turns")
+
+    def _after_action(self, seat: int, lines: list[str]) -> None:
+        self._mark_out(lines)
+        active = [s for s in range(self.players) if not self.out[s]]
+        if all(len(hand) == 1 for hand in self.hands):
+            self._end_round("every player holds exactly one card", lines)
+        elif self.buries_in_a_row >= len(active):
+            # Spec, End of game 2: a full cycle of buries (by every player still taking turns) ends the game.
+            self._end_round("every player in turn put a card under the deck", lines)
+        else:
+            for step in range(1, self.players + 1):
+                nxt = (seat + step) % self.players
+                if not self.out[nxt]:
+                    self._begin_turn(nxt, lines)
+                    return
+            self._end_round("no player takes turns any more", lines)  # pragma: no cover - caught above
+
+    def _end_round(self, reason: str, lines: list[str]) -> None:
+        self.end_reason = reason
+        self.round_results.append(list(self.round_tokens))
+        if self.rounds > 1:
+            lines.append(f"round {self.round} ends: {reason}; tokens this round {self.round_tokens}")
+        else:
+            lines.append(f"the game ends: {reason}")
+        if self.round < self.rounds:
+            self._start_round(lines)
+        else:
+            self.over = True
+            lines.append(f"final tokens {self.tokens}")
+
+    # ----- rules of placement ------------------------------------------------------------------------------------
+    def rows_for(self, value: int) -> list[int]:
+        """Rows where a card of ``value`` may be placed now (spec, A turn 2), top to bottom."""
+        grid = self.grid
+        can_grow = self.bottom - self.top + 1 < MAX_ROWS
+        low = self.top - 1 if can_grow else self.top
+        high = self.bottom + 1 if can_grow else self.bottom
+        return [
+            row
+            for row in range(low, high + 1)
+            if (row, value) not in grid
+            and (
+                (row, value - 1) in grid
+                or (row, value + 1) in grid
+                or (row - 1, value) in grid
+                or (row + 1, value) in grid
+            )
+        ]
+
+    def _plays(self) -> list[Action]:
+        plays: list[Action] = []
+        rows_by_value: dict[int, list[int]] = {}
+        for card in self.hands[self.current]:
+            value = VALUE[card]
+            if value not in rows_by_value:
+                rows_by_value[value] = self.rows_for(value)
+            plays.extend({"play": card, "row": row} for row in rows_by_value[value])
+        return plays
+
+    # ----- hooks -------------------------------------------------------------------------------------------------
+    def _to_move(self) -> int | None:
+        return self.current
+
+    def is_over(self) -> bool:
+        return self.over
+
+    def _legal_actions(self) -> list[Action]:
+        plays = self._plays()
+        if plays:
+            return plays
+        # Spec, A turn 3: only when no card has a legal cell, one card of the player's choice goes under the deck.
+        return [{"bury": card} for card in self.hands[self.current]]
+
+    def _explain_illegal(self, action: Action) -> str:
+        shape = 'an action is {"play": <card id>, "row": <row>} or {"bury": <card id>}'
+        hand = self.hands[self.current]
+        if "play" in action:
+            extra = set(action) - {"play", "row"}
+            if extra:
+                return f"unexpected field(s) {sorted(extra)}: {shape}"
+            card, row = action["play"], action.get("row")
+            if not _is_int(card):
+                return "play must be the integer id of a card in your hand"
+            if card not in hand:
+                return f"card {card} is not in your hand"
+            if "row" not in action:
+                return "a play must name its row"
+            if not _is_int(row):
+                return "row must be an integer (0 is the first card's row, negative rows are above it)"
+            value = VALUE[card]
+            if (row, value) in self.grid:
+                return f"row {row} already holds a {ANIMALS[value]} ({value}): a row holds one card of each value"
+            if not self.top - 1 <= row <= self.bottom + 1:
+                return (
+                    f"row {row} does not exist: a new row may only be started directly above the top row "
+                    f"(row {self.top - 1}) or directly below the bottom row (row {self.bottom + 1})"
+                )
+            if not self.top <= row <= self.bottom and self.bottom - self.top + 1 >= MAX_ROWS:
+                return "the grid already has 7 rows: no new row may be started"
+            return (
+                f"a card must touch a card on the grid (left, right, above or below): row {row}, column {value} "
+                "has no neighbour"
+            )
+        if "bury" in action:
+            extra = set(action) - {"bury"}
+            if extra:
+                return f"unexpected field(s) {sorted(extra)}: {shape}"
+            card = action["bury"]
+            if not _is_int(card):
+                return "bury must be the integer id of a card in your hand"
+            if card not in hand:
+                return f"card {card} is not in your hand"
+            return "playing a card is compulsory: a card may go under the deck only when no card in hand can be played"
+        return shape
+
+    def _apply(self, action: Action) -> list[str]:
+        seat = self.current
+        lines: list[str] = []
+        if "play" in action:
+            card, row = action["play"], action["row"]
+            self.hands[seat].remove(card)
+            gained = self._place(seat, card, row, lines)
+            self.buries_in_a_row = 0
+            self.last = {"seat": seat, "action": "play", "card": card_json(card), "row": row, "tokens": gained}
+        else:
+            card = action["bury"]
+            self.hands[seat].remove(card)
+            self.deck.append(card)
+            self.deck_buried_by.append(seat)
+            self.buries_in_a_row += 1
+            self.last = {"seat": seat, "action": "bury"}
+            lines.append(f"seat {seat} cannot play and puts a card under the deck")
+        self._after_action(seat, lines)
+        return lines
+
+    def _place(self, seat: int, card: int, row: int, lines: list[str]) -> int:
+        value = VALUE[card]
+        self.grid[(row, value)] = card
+        self.row_counts[row] = self.row_counts.get(row, 0) + 1
+        self.col_counts[value] += 1
+        self.top, self.bottom = min(self.top, row), max(self.bottom, row)
+        lines.append(f"seat {seat} plays a {card_name(card)} in row {row}")
+        gained = 0
+        # Spec, Scoring: per completed line, 1 token plus 1 per balloon card in it; row and column both count.
+        if self.row_counts[row] == LINE_LENGTH:
+            score = 1 + sum(BALLOON[self.grid[(row, v)]] for v in range(1, 8))
+            gained += score
+            lines.append(f"seat {seat} completes row {row} and gains {score} token(s)")
+        if self.col_counts[value] == LINE_LENGTH:
+            score = 1 + sum(BALLOON[c] for (_, v), c in self.grid.items() if v == value)
+            gained += score
+            lines.append(f"seat {seat} completes column {value} and gains {score} token(s)")
+        self.tokens[seat] += gained
+        self.round_tokens[seat] += gained
+        return gained
+
+    # ----- views -------------------------------------------------------------------------------------------------
+    def _grid_json(self) -> list[dict[str, Any]]:
+        return [
+            {"row": row, "value": value, "balloon": BALLOON[card], "id": card}
+            for (row, value), card in sorted(self.grid.items())
+        ]
+
+    def _public_view(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "round": self.round,
+            "rounds": self.rounds,
+            "to_move": None if self.over else self.current,
+            "grid": self._grid_json(),
+            "rows": [self.top, self.bottom],
+            "deck_size": len(self.deck),
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "tokens": list(self.tokens),
+            "round_tokens": list(self.round_tokens),
+            "round_results": [list(result) for result in self.round_results],
+            "out": list(self.out),
+            "buries_in_a_row": self.buries_in_a_row,
+            "last": self.last,
+            "over": self.over,
+        }
+
+    def _observation(self, seat: int) -> dict[str, Any]:
+        view = self._public_view()
+        view["seat"] = seat
+        view["hand"] = [card_json(card) for card in self.hands[seat]]
+        return view
+
+    def _full_view(self) -> dict[str, Any]:
+        view = self._public_view()
+        view["hands"] = [[card_json(card) for card in hand] for hand in self.hands]
+        view["deck"] = [card_json(card) for card in self.deck]
+        view["deck_buried_by"] = list(self.deck_buried_by)
+        view["end_reason"] = self.end_reason
+        return view
+
+    def _outcome(self) -> Outcome:
+        return Outcome.from_scores(self.tokens)
+
+    def _copy(self) -> RanczoState:
+        """A cheap independent copy (``clone`` deep-copies the history and the RNG; the leak test calls this often)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.history = list(self.history)
+        other.hands = [list(hand) for hand in self.hands]
+        other.deck = list(self.deck)
+        other.deck_buried_by = list(self.deck_buried_by)
+        other.grid = dict(self.grid)
+        other.row_counts = dict(self.row_counts)
+        other.col_counts = list(self.col_counts)
+        other.tokens = list(self.tokens)
+        other.round_tokens = list(self.round_tokens)
+        other.out = list(self.out)
+        other.round_results = [list(result) for result in self.round_results]
+        return other
+
+    def perturb_hidden(self, observer: int, rng: random.Random) -> RanczoState | None:
+        # Hidden from the observer: other seats' hands and the deck order, except the cards the observer buried
+        # (they know those cards and where they went). Two hidden cards in different places are swapped.
+        slots: list[tuple[str, int, int]] = [
+            ("hand", seat, card) for seat in range(self.players) if seat != observer for card in self.hands[seat]
+        ]
+        slots += [
+            ("deck", position, card)
+            for position, card in enumerate(self.deck)
+            if self.deck_buried_by[position] != observer
+        ]
+        order = list(slots)
+        rng.shuffle(order)
+        chosen: tuple[tuple[str, int, int], tuple[str, int, int]] | None = None
+        for i, a in enumerate(order):
+            for b in order[i + 1 :]:
+                if a[:2] == b[:2]:
+                    continue  # two cards of one hand: swapping them changes nothing
+                if VALUE[a[2]] != VALUE[b[2]]:
+                    chosen = (a, b)
+                    break
+                chosen = chosen or (a, b)
+            if chosen and VALUE[chosen[0][2]] != VALUE[chosen[1][2]]:
+                break
+        if chosen is None:
+            return None
+        a, b = chosen
+        other = self._copy()
+        for (kind, where, card), replacement in ((a, b[2]), (b, a[2])):
+            if kind == "hand":
+                hand = other.hands[where]
+                hand.remove(card)
+                bisect.insort(hand, replacement)
+            else:
+                other.deck[where] = replacement
+        return other
+
+
+class RanczoGame(Game):
+    spec = GameSpec(
+        id="ranczo",
+        title="Ranczo Party",
+        min_players=2,
+        max_players=4,
+        version="1",
+        summary=(
+            "Sylvie Barc's Dragon, Polish edition: 49 farm-animal cards, seven of each value 1-7, five of them with "
+            "a balloon. Each turn you draw and must place a card in its value's column on a grid of at most seven "
+            "rows, next to a card already there. Completing a row or a column of seven earns a token plus one per "
+            "balloon card in it. The game ends when every player holds one card; most tokens wins."
+        ),
+        options_schema={
+            "rounds": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_ROUNDS,
+                "default": 1,
+                "description": (
+                    "games to play, tokens summed; the seed's 'multi' variant is rounds = number of players. "
+                    "Round k (from 1) is started by seat (k - 1) mod players."
+                ),
+            },
+            "deck": {
+                "type": "array",
+                "minItems": CARD_COUNT,
+                "maxItems": CARD_COUNT,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer", "minimum": 0, "maximum": CARD_COUNT - 1},
+                        "value": {"type": "integer", "minimum": 1, "maximum": 7},
+                        "balloon": {"type": "boolean", "default": False},
+                    },
+                    "required": ["value"],
+                },
+                "default": None,
+                "description": (
+                    "the whole deck of the first round, top first (seat 0 takes the top 7 cards, seat 1 the next "
+                    "7, …, the next card opens the grid); later rounds are shuffled. Ids may be left out."
+                ),
+            },
+        },
+    )
+    state_class = RanczoState
+
+    def _check_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(options) - {"rounds", "deck"}
+        if unknown:
+            raise InvalidOptions(f"Ranczo Party has no option(s) {sorted(unknown)}; it takes 'rounds' and 'deck'")
+        rounds = options.get("rounds", 1)
+        if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
+            raise InvalidOptions(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
+        checked: dict[str, Any] = {"rounds": rounds}
+        if options.get("deck") is not None:
+            checked["deck"] = normalise_deck(options["deck"])
+        return checked
+
+
+GAME = RanczoGame()
