@@ -14,6 +14,8 @@ from games.registry import GAMES, builtin_players, get_game, make_player
 
 GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "games" / "playthroughs"
 GOLDEN_SEED = 7
+# Long legal lists (every bid combination) are cut in the file: the first ones show their shape.
+LEGAL_SHOWN = 24
 
 
 def _dump(value: object) -> str:
@@ -38,7 +40,9 @@ def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) ->
             f"## step {step}: seat {seat} to move",
             f"public: {_dump(state.public_view())}",
             f"observation: {_dump(obs)}",
-            f"legal: {_dump(legal)}",
+            f"legal: {_dump(legal[:LEGAL_SHOWN])}" + (
+                f" ... and {len(legal) - LEGAL_SHOWN} more" if len(legal) > LEGAL_SHOWN else ""
+            ),
             f"action: {_dump(action)}",
         ]
         lines += [f"  > {line}" for line in state.apply(action)]

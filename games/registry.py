@@ -15,6 +15,7 @@ from games.base import Game, Player
 _ENGINES: dict[str, str] = {
     "love_letter": "games.love_letter",
     "ranczo": "games.ranczo",
+    "high_society": "games.high_society",
 }
 
 

@@ -27,41 +27,74 @@ def _database_url() -> str:
     return f"postgres://{auth}@{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
-def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := condition():
-            return value
-        time.sleep(0.25)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+class Workers:
+    """Real Celery worker processes started on demand; ``wait_for`` fails at once if one of them dies."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.processes: list[tuple[subprocess.Popen, Path]] = []
+
+    def start(self, beat: bool = False, concurrency: int = 2, **env: str) -> subprocess.Popen:
+        log = self.tmp_path / f"worker-{len(self.processes)}.log"
+        command = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "workers.celery",
+            "worker",
+            "--loglevel",
+            "INFO",
+            "--concurrency",
+            str(concurrency),
+            "--hostname",
+            f"test{len(self.processes)}@%h",
+            "--without-mingle",
+            "--without-gossip",
+        ]
+        if beat:
+            command += ["--beat", "--schedule", str(self.tmp_path / "beat-schedule")]
+        environment = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "SECRET_KEY": settings.SECRET_KEY,
+            "LADDER_INTERVAL_SECONDS": "1",
+            "LADDER_QUEUE_DEPTH": "2",
+            **env,
+        }
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=environment,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.processes.append((process, log))
+        return process
+
+    def wait_for(self, condition: Callable[[], object], timeout: float, what: str) -> object:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if value := condition():
+                return value
+            for process, _log in self.processes:
+                if process.poll() is not None:
+                    raise AssertionError(f"a worker exited ({process.returncode}) while waiting for {what}")
+            time.sleep(0.25)
+        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
 @pytest.fixture
-def celery_worker(transactional_db, tmp_path: Path) -> Iterator[Callable[..., subprocess.Popen]]:
-    """Starts worker processes on demand (``start(beat=True)``); all are stopped at the end of the test."""
+def celery_workers(transactional_db, tmp_path: Path) -> Iterator[Workers]:
+    """Real worker processes on a real Redis, sharing the test database; all stopped at the end of the test."""
     if not settings.REDIS_URL:
         pytest.fail("these tests need a real Redis: run them with `make test` (it sets REDIS_URL)")
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    processes: list[tuple[subprocess.Popen, Path]] = []
-
-    def start(beat: bool = False, concurrency: int = 2, **env: str) -> subprocess.Popen:
-        log = tmp_path / f"worker-{len(processes)}.log"
-        command = [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "--loglevel", "INFO",
-                   "--concurrency", str(concurrency), "--hostname", f"test{len(processes)}@%h", "--without-mingle",
-                   "--without-gossip"]
-        if beat:
-            command += ["--beat", "--schedule", str(tmp_path / "beat-schedule")]
-        environment = {
-            **os.environ, "DATABASE_URL": _database_url(), "REDIS_URL": settings.REDIS_URL,
-            "LADDER_INTERVAL_SECONDS": "1", "LADDER_QUEUE_DEPTH": "2", **env,
-        }
-        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log.open("wb"),
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-        processes.append((process, log))
-        return process
-
-    yield start
-    for process, log in processes:
+    workers = Workers(tmp_path)
+    yield workers
+    for process, log in workers.processes:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGTERM)
             try:

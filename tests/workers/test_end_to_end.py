@@ -9,7 +9,6 @@ from rest_framework.test import APIClient
 
 from league import services
 from league.models import Bot, BotVersion, Match, Rating, RatingChange
-from tests.workers.conftest import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -26,22 +25,24 @@ def _upload(client: APIClient, name: str, source: bytes) -> int:
     return response.json()["id"]
 
 
-def test_an_uploaded_bot_is_validated_and_climbs_the_ladder(celery_worker, alice_api, example_bot_source) -> None:
+def test_an_uploaded_bot_is_validated_and_climbs_the_ladder(celery_workers, alice_api, example_bot_source) -> None:
     services.do_register_builtin_bots(["love_letter"])
-    celery_worker(beat=True)
+    celery_workers.start(beat=True)
     good = _upload(alice_api, "steady", example_bot_source)
     bad = _upload(alice_api, "quitter", CRASHING_BOT)
 
     def validated() -> bool:
         return not BotVersion.objects.filter(bot_id__in=[good, bad], status=BotVersion.Status.PENDING).exists()
 
-    wait_for(validated, 90, "both uploads to be validated")
+    celery_workers.wait_for(validated, 90, "both uploads to be validated")
     assert Bot.objects.get(pk=good).versions.get().status == BotVersion.Status.READY
     rejected = Bot.objects.get(pk=bad).versions.get()
     assert rejected.status == BotVersion.Status.REJECTED
     assert "crash" in rejected.validation_log and "I give up" in rejected.validation_stderr
 
-    wait_for(lambda: Rating.objects.get(bot_id=good).games >= 2, 120, "two rated ladder matches of the new bot")
+    celery_workers.wait_for(
+        lambda: Rating.objects.get(bot_id=good).games >= 2, 120, "two rated ladder matches of the new bot"
+    )
     finished = Match.objects.filter(status=Match.Status.FINISHED)
     for match in finished:
         seats = match.seats.count()

@@ -1,0 +1,439 @@
+"""High Society rules engine (spec: shared/rules/high_society.md).
+
+Cards are kept internally as small codes — an ``int`` 1-10 for a guest, ``"prestige"`` for a prestige guest and the
+effect name (``"discard"``, ``"minus5"``, ``"halve"``) for a scandal — and shown to bots in the observation format
+``{"kind": ..., "value"?: ..., "effect"?: ...}``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from bisect import bisect_right
+from fractions import Fraction
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+from games.base import Action, Game, GameSpec, IllegalAction, InvalidOptions, Outcome, State, ranks_from_keys
+
+Card = int | str
+
+MONEY: tuple[int, ...] = (25, 20, 15, 12, 10, 8, 6, 4, 3, 2, 1)
+MONEY_TOTAL = sum(MONEY)  # 106
+GUESTS: tuple[int, ...] = tuple(range(1, 11))
+PRESTIGE = "prestige"
+GOSSIP, FAUX_PAS, FRAUD = "discard", "minus5", "halve"
+SCANDALS: tuple[str, ...] = (GOSSIP, FAUX_PAS, FRAUD)
+STATUS_DECK: tuple[Card, ...] = (*GUESTS, PRESTIGE, PRESTIGE, PRESTIGE, *SCANDALS)
+# The red ring: the three prestige guests and Fraud (spec: Components, from the published rules).
+RED_RING = frozenset({PRESTIGE, FRAUD})
+RED_TO_END = 4
+
+NAMES = {PRESTIGE: "a prestige guest (x2)", GOSSIP: "Gossip", FAUX_PAS: "Faux pas (-5)", FRAUD: "Fraud (x1/2)"}
+
+
+def card_json(card: Card) -> dict[str, Any]:
+    """A card in the observation format."""
+    if isinstance(card, int):
+        return {"kind": "guest", "value": card}
+    if card == PRESTIGE:
+        return {"kind": "prestige"}
+    return {"kind": "scandal", "effect": card}
+
+
+def card_from_json(value: Any) -> Card:
+    """The inverse of ``card_json``; raises ``ValueError`` on anything that is not exactly one card."""
+    if isinstance(value, dict):
+        kind = value.get("kind")
+        if kind == "guest" and set(value) == {"kind", "value"}:
+            v = value["value"]
+            if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 10:
+                return v
+        elif kind == "prestige" and set(value) == {"kind"}:
+            return PRESTIGE
+        elif kind == "scandal" and set(value) == {"kind", "effect"} and value["effect"] in SCANDALS:
+            return value["effect"]
+    raise ValueError(f"{value!r} is not a High Society status card")
+
+
+def card_name(card: Card) -> str:
+    return f"guest {card}" if isinstance(card, int) else NAMES[card]
+
+
+def score(cards: list[Card]) -> Fraction:
+    """Prestige points of the status cards owned (spec: Scoring 2): guests, then -5, then x2 each, then x1/2.
+
+    A Gossip still waiting for a guest (spec: An auction 6) counts nothing."""
+    total = Fraction(sum(c for c in cards if isinstance(c, int)))
+    total -= 5 * cards.count(FAUX_PAS)
+    total *= 2 ** cards.count(PRESTIGE)
+    if FRAUD in cards:
+        total /= 2
+    return total
+
+
+def score_json(value: Fraction) -> int | float:
+    """An int when whole, else a float (exact: every score is a multiple of 1/2)."""
+    return int(value) if value.denominator == 1 else float(value)
+
+
+@lru_cache(maxsize=512)
+def _bids_for(hand: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Every non-empty set of cards from ``hand`` (values, descending), sorted by total, then by card count, then by
+    values; returned as (totals, card lists) so a threshold is one bisection."""
+    subsets = [combo for size in range(1, len(hand) + 1) for combo in combinations(hand, size)]
+    subsets.sort(key=lambda combo: (sum(combo), len(combo), combo))
+    return tuple(sum(combo) for combo in subsets), tuple(subsets)
+
+
+class HighSocietyState(State):
+    game: HighSocietyGame
+
+    # ----- setup ----------------------------------------------------------------------------------------------
+    def _setup(self) -> None:
+        n = self.players
+        if self.options.get("deck") is not None:
+            self.deck: list[Card] = [card_from_json(card) for card in self.options["deck"]]
+        else:
+            self.deck = list(STATUS_DECK)
+            self.rng.shuffle(self.deck)
+        self.hands: list[list[int]] = [list(MONEY) for _ in range(n)]
+        self.bids: list[list[int]] = [[] for _ in range(n)]
+        self.spent: list[list[int]] = [[] for _ in range(n)]
+        self.won: list[list[Card]] = [[] for _ in range(n)]
+        self.discarded: list[Card] = []
+        self.pending: list[bool] = [False] * n
+        self.passed: list[bool] = [False] * n
+        self.card: Card | None = None
+        self.ending_card: Card | None = None
+        self.red = 0
+        self.auctions = 0
+        self.starter = 0
+        self.current: int | None = 0
+        self.phase = "bid"  # "bid" | "discard" | "over"
+        self._reveal(0)
+
+    def _reveal(self, starter: int) -> list[str]:
+        """Start the next auction (spec: An auction 1-2); the fourth red-ring card ends the game unauctioned."""
+        card = self.deck.pop(0)
+        self.passed = [False] * self.players
+        self.starter = starter
+        lines: list[str] = []
+        if card in RED_RING:
+            self.red += 1
+        if self.red >= RED_TO_END:
+            self.card, self.ending_card, self.current, self.phase = None, card, None, "over"
+            lines.append(f"seat {starter} reveals {card_name(card)}, the fourth red-ring card: the game ends")
+            lines += self._final_lines()
+            return lines
+        self.card, self.current, self.phase = card, starter, "bid"
+        self.auctions += 1
+        lines.append(f"auction {self.auctions}: seat {starter} reveals {card_name(card)}")
+        return lines
+
+    # ----- decisions ------------------------------------------------------------------------------------------
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def _to_move(self) -> int | None:
+        return self.current
+
+    def highest_bid(self) -> int:
+        return max(sum(bid) for bid in self.bids)
+
+    def _guests_owned(self, seat: int) -> list[int]:
+        return sorted({c for c in self.won[seat] if isinstance(c, int)})
+
+    def _legal_actions(self) -> list[Action]:
+        seat = self.current
+        assert seat is not None
+        if self.phase == "discard":
+            return [{"discard": value} for value in self._guests_owned(seat)]
+        legal: list[Action] = [{"pass": True}]
+        if self.hands[seat]:
+            totals, subsets = _bids_for(tuple(self.hands[seat]))
+            start = bisect_right(totals, self.highest_bid() - sum(self.bids[seat]))
+            legal += [{"bid": list(combo)} for combo in subsets[start:]]
+        return legal
+
+    def _check(self, action: Action) -> Action:
+        """Validate directly (the bid list can hold 2,047 entries); a bid's cards may come in any order."""
+        seat = self.current
+        assert seat is not None
+        if self.phase == "discard":
+            guests = self._guests_owned(seat)
+            value = action.get("discard")
+            if set(action) != {"discard"} or not isinstance(value, int) or isinstance(value, bool):
+                raise IllegalAction(
+                    f"seat {seat} took Gossip and must discard one of their guest cards: "
+                    f'{{"discard": <value>}} with one of {guests}'
+                )
+            if value not in guests:
+                raise IllegalAction(f"Gossip discards a guest card (1-10) you own: one of {guests}, not {value!r}")
+            return {"discard": value}
+        if set(action) == {"pass"}:
+            if action["pass"] is not True:
+                raise IllegalAction('a pass is written {"pass": true}')
+            return {"pass": True}
+        if set(action) != {"bid"}:
+            raise IllegalAction(
+                'during an auction the actions are {"bid": [money card values]} or {"pass": true}, '
+                f"got the keys {sorted(action)}"
+            )
+        cards = action["bid"]
+        if not isinstance(cards, list) or not cards:
+            raise IllegalAction("a bid adds one or more money cards: a non-empty list of card values")
+        if any(not isinstance(v, int) or isinstance(v, bool) for v in cards):
+            raise IllegalAction("a bid lists money card values as integers")
+        hand = list(self.hands[seat])
+        for value in cards:
+            if value not in hand:
+                if value in self.hands[seat]:
+                    raise IllegalAction(f"money card {value} is listed twice: you have one card of each value")
+                raise IllegalAction(f"money card {value} is not in your hand {self.hands[seat]}")
+            hand.remove(value)
+        total = sum(self.bids[seat]) + sum(cards)
+        highest = self.highest_bid()
+        if total <= highest:
+            raise IllegalAction(
+                f"a bid must make your total exceed the highest bid {highest}; yours would be {total}"
+                + ("" if sum(self.hands[seat]) + sum(self.bids[seat]) > highest else ", and you cannot beat it: pass")
+            )
+        return {"bid": sorted(cards, reverse=True)}
+
+    # ----- effects --------------------------------------------------------------------------------------------
+    def _apply(self, action: Action) -> list[str]:
+        seat = self.current
+        assert seat is not None
+        if self.phase == "discard":
+            lines = self._discard(seat, action["discard"])
+            return lines + self._reveal(seat)
+        if "bid" in action:
+            for value in action["bid"]:
+                self.hands[seat].remove(value)
+            self.bids[seat] += action["bid"]
+            self.bids[seat].sort(reverse=True)
+            self.current = self._next_in(seat)
+            added = "+".join(map(str, action["bid"]))
+            return [f"seat {seat} bids {added} (total {sum(self.bids[seat])})"]
+        assert self.card is not None
+        if self.card in SCANDALS:
+            return self._end_scandal(seat)
+        self.passed[seat] = True
+        lines = [f"seat {seat} passes" + (f" and takes back {sum(self.bids[seat])}" if self.bids[seat] else "")]
+        self._take_back(seat)
+        still_in = [s for s in range(self.players) if not self.passed[s]]
+        if len(still_in) > 1:
+            self.current = self._next_in(seat)
+            return lines
+        return lines + self._end_luxury(still_in[0])
+
+    def _next_in(self, seat: int) -> int:
+        for step in range(1, self.players + 1):
+            nxt = (seat + step) % self.players
+            if not self.passed[nxt]:
+                return nxt
+        raise AssertionError("nobody is left in the auction")
+
+    def _take_back(self, seat: int) -> None:
+        self.hands[seat] += self.bids[seat]
+        self.hands[seat].sort(reverse=True)
+        self.bids[seat] = []
+
+    def _pay(self, seat: int) -> None:
+        self.spent[seat] += self.bids[seat]
+        self.spent[seat].sort(reverse=True)
+        self.bids[seat] = []
+
+    def _end_luxury(self, winner: int) -> list[str]:
+        """The last player in takes the card and pays their bid — nothing if they never bid (spec: An auction 4)."""
+        card = self.card
+        assert card is not None
+        price = sum(self.bids[winner])
+        self._pay(winner)
+        self.won[winner].append(card)
+        self.card = None
+        lines = [f"seat {winner} wins {card_name(card)} for {price}"]
+        if isinstance(card, int) and self.pending[winner]:
+            # A waiting Gossip takes the next guest its owner wins; prestige cards never (spec: An auction 6).
+            self.pending[winner] = False
+            lines += self._discard(winner, card)
+        return lines + self._reveal(winner)
+
+    def _end_scandal(self, taker: int) -> list[str]:
+        """The first pass ends a scandal auction: the passer takes the card and their bid back, everyone else pays
+        (spec: An auction 5)."""
+        card = self.card
+        assert card is not None
+        lines = [f"seat {taker} passes and takes {card_name(card)}"]
+        if self.bids[taker]:
+            lines[0] += f", taking back {sum(self.bids[taker])}"
+        self._take_back(taker)
+        for seat in range(self.players):
+            if self.bids[seat]:
+                lines.append(f"seat {seat} loses the {sum(self.bids[seat])} they bid")
+                self._pay(seat)
+        self.won[taker].append(card)
+        self.card = None
+        if card == GOSSIP:
+            if self._guests_owned(taker):
+                self.phase, self.current = "discard", taker
+                lines.append(f"seat {taker} must discard one of their guests with the Gossip")
+                return lines
+            self.pending[taker] = True
+            lines.append(f"seat {taker} owns no guest: the Gossip will take the next guest they win")
+        return lines + self._reveal(taker)
+
+    def _discard(self, seat: int, value: int) -> list[str]:
+        self.won[seat].remove(value)
+        self.won[seat].remove(GOSSIP)
+        self.discarded += [value, GOSSIP]
+        return [f"seat {seat} discards guest {value} and the Gossip"]
+
+    # ----- scoring --------------------------------------------------------------------------------------------
+    def money_left(self) -> list[int]:
+        return [sum(hand) for hand in self.hands]
+
+    def cast_out(self) -> list[bool]:
+        """The player or players with the least money are cast out (spec: Scoring 1) — all of them on a full tie."""
+        money = self.money_left()
+        return [m == min(money) for m in money]
+
+    def scores(self) -> list[Fraction]:
+        return [score(cards) for cards in self.won]
+
+    def _tiebreak(self, seat: int) -> tuple[Fraction, int, int]:
+        # Spec: Scoring 3 — score, then money left, then the highest single guest card.
+        return (score(self.won[seat]), sum(self.hands[seat]), max(self._guests_owned(seat), default=0))
+
+    def _outcome(self) -> Outcome:
+        out = self.cast_out()
+        keys = [(0, Fraction(0), 0, 0) if out[seat] else (1, *self._tiebreak(seat)) for seat in range(self.players)]
+        return Outcome(scores=[score_json(s) for s in self.scores()], ranks=ranks_from_keys(keys))
+
+    def _final_lines(self) -> list[str]:
+        money, out, scores = self.money_left(), self.cast_out(), self.scores()
+        lines = ["money left: " + ", ".join(f"seat {s} {m}" for s, m in enumerate(money))]
+        if all(out):
+            lines.append("every player ties for the least money: all are cast out and the game is a draw")
+        else:
+            lines.append("cast out (least money): " + ", ".join(f"seat {s}" for s in range(self.players) if out[s]))
+        lines.append("scores: " + ", ".join(f"seat {s} {score_json(v)}" for s, v in enumerate(scores)))
+        return lines
+
+    # ----- views ----------------------------------------------------------------------------------------------
+    def _public_view(self) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "players": self.players,
+            "phase": self.phase,
+            "to_move": self.current,
+            "auction": self.auctions,
+            "starter": self.starter,
+            "card": None if self.card is None else card_json(self.card),
+            "highest_bid": self.highest_bid(),
+            "money_of": [list(hand) for hand in self.hands],
+            "bids": [list(bid) for bid in self.bids],
+            "spent": [list(cards) for cards in self.spent],
+            "won": [[card_json(c) for c in cards] for cards in self.won],
+            "discarded": [card_json(c) for c in self.discarded],
+            "red_revealed": self.red,
+            "deck_left": len(self.deck),
+            "passed": list(self.passed),
+            "pending_discard": list(self.pending),
+            "ending_card": None if self.ending_card is None else card_json(self.ending_card),
+            "result": None,
+        }
+        if self.is_over():
+            view["result"] = {
+                "money_left": self.money_left(),
+                "cast_out": self.cast_out(),
+                "scores": [score_json(s) for s in self.scores()],
+            }
+        return view
+
+    def _observation(self, seat: int) -> dict[str, Any]:
+        return {"seat": seat, "money": list(self.hands[seat]), **self._public_view()}
+
+    def _full_view(self) -> dict[str, Any]:
+        return {**self._public_view(), "deck": [card_json(c) for c in self.deck]}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HighSocietyState:
+        # A field-by-field copy: the generic deepcopy spends most of its time on the Random's 625-int state tuple,
+        # which is immutable and can be shared. The Game stays a shared singleton, as in the base class.
+        new = object.__new__(type(self))
+        for key, value in self.__dict__.items():
+            if key == "rng":
+                value = random.Random()
+                value.setstate(self.rng.getstate())
+            elif key in ("hands", "bids", "spent", "won"):
+                value = [list(row) for row in value]
+            elif key in ("deck", "discarded", "pending", "passed"):
+                value = list(value)
+            elif key == "history":
+                value = [{k: list(v) if isinstance(v, list) else v for k, v in action.items()} for action in value]
+            elif key != "game":
+                value = copy.deepcopy(value, memo)
+            setattr(new, key, value)
+        return new
+
+    def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
+        """Only the order of the status deck is hidden, from every seat alike: reorder it."""
+        if len(set(self.deck)) < 2:
+            return None
+        other = copy.deepcopy(self)
+        while other.deck == self.deck:
+            rng.shuffle(other.deck)
+        return other
+
+
+class HighSocietyGame(Game):
+    spec = GameSpec(
+        id="high_society",
+        title="High Society",
+        min_players=3,
+        max_players=5,
+        version="1",
+        summary=(
+            "Reiner Knizia's auction game. Status cards are revealed one at a time: players bid money cards for "
+            "guests (worth 1-10) and prestige guests (x2), and bid to avoid scandals (Gossip discards a guest, "
+            "Faux pas -5, Fraud halves the score), where the first to pass takes the scandal and everyone else "
+            "loses their bid. The game ends when the fourth red-ring card appears; the player or players with the "
+            "least money left are cast out, and the highest score among the rest wins."
+        ),
+        options_schema={
+            "deck": {
+                "type": "array",
+                "description": (
+                    "the whole status deck, top first: 16 cards in the observation format - guests "
+                    '{"kind": "guest", "value": 1..10}, three {"kind": "prestige"} and the scandals '
+                    '{"kind": "scandal", "effect": "discard" | "minus5" | "halve"}; default: shuffled'
+                ),
+                "default": None,
+            }
+        },
+    )
+    state_class = HighSocietyState
+
+    def _check_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(options) - {"deck"}
+        if unknown:
+            raise InvalidOptions(f"High Society has no option(s) {sorted(unknown)}; it takes only 'deck'")
+        deck = options.get("deck")
+        if deck is not None:
+            if not isinstance(deck, list):
+                raise InvalidOptions("the deck option is a list of 16 status cards, top first")
+            try:
+                cards = [card_from_json(card) for card in deck]
+            except ValueError as error:
+                raise InvalidOptions(f"deck: {error}") from None
+            if sorted(map(str, cards)) != sorted(map(str, STATUS_DECK)):
+                raise InvalidOptions(
+                    "the deck must hold exactly the 16 status cards: guests 1-10 once each, three prestige "
+                    "and one of each scandal (discard, minus5, halve)"
+                )
+            deck = [card_json(card) for card in cards]
+        return {"deck": deck}
+
+
+GAME = HighSocietyGame()
