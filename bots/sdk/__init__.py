@@ -1,0 +1,124 @@
+"""parlour_sdk — write a Parlour bot as one function.
+
+    import random
+    from parlour_sdk import run
+
+    def act(obs, legal):
+        return random.choice(legal)
+
+    run(act)
+
+``run`` speaks the JSON-lines protocol on stdin/stdout (docs/protocol.md): it answers ``start`` with ``ready``,
+calls ``act`` for every ``act`` message and sends its answer back, and returns after ``end``. ``act`` may take a
+third argument, a ``Context`` (seat, players, options, the start message, time left), and may return
+``(action, note)`` to attach a short note that is shown in the replay. Use ``log(...)`` (stderr) for debugging:
+stdout belongs to the protocol. Inside the sandbox this package is importable as ``parlour_sdk`` (it is mounted
+read-only at /parlour/parlour_sdk); ``python -m bots play`` arranges the same when you run bots locally.
+
+Standard library only, so it runs on any Python 3.11+.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+__all__ = ["Context", "ProtocolError", "log", "run"]
+
+Action = dict[str, Any]
+
+
+class ProtocolError(RuntimeError):
+    """The runner sent something this SDK does not understand."""
+
+
+@dataclass
+class Context:
+    """What the bot knows besides the observation: filled from the start message, updated on each act."""
+
+    game: str = ""
+    seat: int = 0
+    players: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    time: dict[str, Any] = field(default_factory=dict)
+    start: dict[str, Any] = field(default_factory=dict)  # the whole start message (includes game-specific fields)
+    time_left_ms: int = 0  # the most the current move may take
+    moves: int = 0  # actions sent so far
+    outcome: dict[str, Any] | None = None  # set when the match ends
+
+
+def log(*args: Any) -> None:
+    """Print to stderr: kept (capped) as the bot's log, shown to its author."""
+    print(*args, file=sys.stderr, flush=True)
+
+
+def _send(out: TextIO, message: dict[str, Any]) -> None:
+    out.write(json.dumps(message, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def run(
+    act: Callable[..., Any],
+    *,
+    on_start: Callable[[Context], None] | None = None,
+    on_end: Callable[[Context, dict[str, Any]], None] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> Context:
+    """Play one match: ``act(obs, legal)`` or ``act(obs, legal, ctx)`` returns an action (or ``(action, note)``).
+
+    ``on_start(ctx)`` runs once before ``ready`` (set-up work counts against the start-up limit);
+    ``on_end(ctx, obs)`` runs after the match with the final observation. Returns the final context."""
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    wants_ctx = _arity(act) >= 3
+    ctx = Context()
+    for line in inp:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "start":
+            ctx.game = message.get("game", "")
+            ctx.seat = message.get("seat", 0)
+            ctx.players = message.get("players", 0)
+            ctx.options = message.get("options", {})
+            ctx.time = message.get("time", {})
+            ctx.start = message
+            if on_start is not None:
+                on_start(ctx)
+            _send(out, {"type": "ready"})
+        elif kind == "act":
+            ctx.time_left_ms = message.get("time_left_ms", 0)
+            args = (message["obs"], message["legal"], ctx) if wants_ctx else (message["obs"], message["legal"])
+            result = act(*args)
+            note = None
+            if isinstance(result, tuple):
+                result, note = result
+            reply: dict[str, Any] = {"type": "action", "action": result}
+            if note is not None:
+                reply["note"] = str(note)[:200]
+            _send(out, reply)
+            ctx.moves += 1
+        elif kind == "end":
+            ctx.outcome = message.get("outcome")
+            if on_end is not None:
+                on_end(ctx, message.get("obs", {}))
+            return ctx
+        else:
+            raise ProtocolError(f"unexpected message type {kind!r}")
+    return ctx
+
+
+def _arity(func: Callable[..., Any]) -> int:
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 3
+    return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))

@@ -1,0 +1,5 @@
+import sys
+import time
+
+sys.stdin.readline()
+time.sleep(3600)

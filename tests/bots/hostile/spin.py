@@ -1,0 +1,9 @@
+import json
+import sys
+
+for line in sys.stdin:
+    if json.loads(line)["type"] == "start":
+        print('{"type": "ready"}', flush=True)
+    else:
+        while True:
+            pass
