@@ -163,8 +163,12 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 LADDER_INTERVAL_SECONDS = env_int("LADDER_INTERVAL_SECONDS", 10)
 LADDER_QUEUE_DEPTH = env_int("LADDER_QUEUE_DEPTH", 2)
 LADDER_ENABLED = env_bool("LADDER_ENABLED", True)
-# The sandbox backend for bots: "bwrap" (real isolation) or "none" (local development only).
+# The sandbox backend for bots: "bwrap" (real isolation) or "none" (local development only, and only with
+# ALLOW_UNSANDBOXED_BOTS=true: workers refuse it otherwise).
 BOT_SANDBOX = env_str("BOT_SANDBOX", "bwrap")
+if BOT_SANDBOX not in {"bwrap", "none"}:
+    raise ConfigError(f"BOT_SANDBOX must be bwrap or none, not {BOT_SANDBOX!r}")
+ALLOW_UNSANDBOXED_BOTS = env_bool("ALLOW_UNSANDBOXED_BOTS", False)
 # A match claimed longer ago than this is considered abandoned by a dead worker and re-queued.
 MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", CELERY_TASK_TIME_LIMIT + 60)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3)

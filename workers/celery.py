@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
 
@@ -24,3 +25,15 @@ def _prepare(sender: Celery, **kwargs: object) -> None:
     if settings.LADDER_ENABLED:
         sender.add_periodic_task(settings.LADDER_INTERVAL_SECONDS, sender.signature("parlour.schedule_ladder"))
     sender.add_periodic_task(60.0, sender.signature("parlour.requeue_stale_matches"))
+
+
+@worker_init.connect
+def _check_sandbox(**kwargs: object) -> None:
+    # A worker that cannot isolate bots must not take matches: fail at start-up, saying what is missing.
+    from workers.startup import SandboxUnavailable, check_sandbox
+
+    try:
+        check_sandbox()
+    except SandboxUnavailable as error:
+        # Celery logs and swallows exceptions from signal handlers; SystemExit stops the worker for real.
+        raise SystemExit(f"parlour worker refuses to start: {error}") from None

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from django.test.utils import override_settings
+
+from tests.workers.conftest import ROOT
+from workers.startup import SandboxUnavailable, check_sandbox
+
+
+def test_the_real_sandbox_passes_its_self_test() -> None:
+    check_sandbox()
+
+
+@override_settings(BOT_SANDBOX="none", ALLOW_UNSANDBOXED_BOTS=False)
+def test_an_unsandboxed_worker_is_refused_unless_explicitly_allowed() -> None:
+    with pytest.raises(SandboxUnavailable, match="ALLOW_UNSANDBOXED_BOTS"):
+        check_sandbox()
+
+
+@override_settings(BOT_SANDBOX="none", ALLOW_UNSANDBOXED_BOTS=True)
+def test_an_explicitly_allowed_unsandboxed_worker_starts() -> None:
+    check_sandbox()
+
+
+def test_a_worker_process_without_isolation_exits_saying_why(tmp_path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "BOT_SANDBOX": "none", "SECRET_KEY": "x", "PARLOUR_VAR_DIR": str(tmp_path)}
+    process = subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "--pool", "solo"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert process.returncode != 0
+    assert "ALLOW_UNSANDBOXED_BOTS" in process.stdout + process.stderr
