@@ -10,14 +10,14 @@ import logging
 import tempfile
 from pathlib import Path
 
-from bots.runner import Seat as RunnerSeat
-from bots.runner import run_match as play_match
-from bots.sandbox import SandboxError
 from celery import shared_task
 from django.conf import settings
 from django.db import DatabaseError
 
 from bots.packaging import unpack
+from bots.runner import Seat as RunnerSeat
+from bots.runner import run_match as play_match
+from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import services
 from league.models import BotVersion
