@@ -176,7 +176,7 @@ def _seat(game_id: str, text: str, workdir: Path) -> Seat:
     if path.is_dir():
         if not (path / "main.py").is_file() and not (path / "bot.toml").is_file():
             raise UsageError(f"{text}: a bot directory needs main.py or bot.toml")
-        return Seat(label=text, code_dir=path)
+        return Seat(label=text, code_dir=path.resolve())  # the sandbox binds it by absolute path
     if not path.is_file():
         raise UsageError(f"{text}: no such file or directory (a seat is builtin:<name>, a .py, a .zip or a directory)")
     if path.suffix.lower() not in (".py", ".zip"):

@@ -16,6 +16,7 @@ _ENGINES: dict[str, str] = {
     "love_letter": "games.love_letter",
     "ranczo": "games.ranczo",
     "high_society": "games.high_society",
+    "ten": "games.ten",
 }
 
 
