@@ -17,6 +17,7 @@ _ENGINES: dict[str, str] = {
     "ranczo": "games.ranczo",
     "high_society": "games.high_society",
     "ten": "games.ten",
+    "barbarossa": "games.barbarossa",
 }
 
 

@@ -1,0 +1,1 @@
+"""Barbarossa: a digital adaptation of Klaus Teuber's clay-riddle game (shared/rules/barbarossa.md)."""

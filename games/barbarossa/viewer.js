@@ -1,0 +1,207 @@
+// Barbarossa's table for the replay viewer (docs/viewer.md): the twelve-space loop with the wizards, the hats on the
+// scoring track, every secret object with its "sculpture" (the features its maker shows), its arrows and who solved
+// it, the questions asked, and each seat's elfstones and curse tokens. A seat's view adds its own words and the
+// letters it was told; after the end every word is revealed.
+
+const SPACES = {
+  question: ["?", "question"],
+  elfstone: ["◆", "elfstone"],
+  dragon: ["♆", "dragon"],
+  dwarf: ["⚒", "dwarf"],
+  ghost: ["☁", "ghost"],
+};
+const PHASES = {
+  create: "creating objects",
+  move: "moving",
+  dwarf: "asking the dwarf for a letter",
+  question: "question round",
+  curse: "curse window",
+  over: "game over",
+};
+const ANSWERS = { yes: "yes", no: "no", maybe: "maybe", cant_say: "can't say" };
+
+export const css = `
+.bb { display: grid; gap: .9rem; }
+.bb-top { display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; align-items: baseline; font-size: .88rem; color: #e4efe7; }
+.bb-top .bb-phase { font-size: 1.1rem; font-weight: 700; color: #fff; margin-right: auto; }
+.bb-top b { color: #fff; }
+.bb-label { font-size: .7rem; text-transform: uppercase; letter-spacing: .06em; color: #cfe0d4; margin-bottom: .25rem; }
+.bb-loop { display: grid; grid-template-columns: repeat(12, minmax(2.6rem, 1fr)); gap: .25rem; }
+.bb-space { position: relative; min-height: 4.2rem; border-radius: .45rem; background: rgba(255,255,255,.08);
+  border: 1px solid rgba(255,255,255,.12); padding: .2rem; display: grid; grid-template-rows: auto auto 1fr; justify-items: center; }
+.bb-space.bb-here { border-color: #f3c34b; background: rgba(243,195,75,.14); }
+.bb-space .bb-icon { font-size: 1.05rem; line-height: 1.1; color: #fff; }
+.bb-space .bb-name { font-size: .5rem; text-transform: uppercase; letter-spacing: .04em; color: #cfe0d4; }
+.bb-space.bb-question .bb-icon { color: #9fd3ff; } .bb-space.bb-dragon .bb-icon { color: #ff9a8a; }
+.bb-space.bb-ghost .bb-icon { color: #e6e6ff; } .bb-space.bb-elfstone .bb-icon { color: #8fe3a6; }
+.bb-space.bb-dwarf .bb-icon { color: #f3c34b; }
+.bb-wiz { display: flex; flex-wrap: wrap; gap: 2px; justify-content: center; align-content: end; }
+.bb-dot { width: 1.05rem; height: 1.05rem; border-radius: 50%; background: var(--seat); color: #fff; font-size: .62rem;
+  font-weight: 800; display: grid; place-items: center; box-shadow: 0 0 0 2px rgba(0,0,0,.25); }
+.bb-score { position: relative; height: 1.9rem; background: rgba(255,255,255,.1); border-radius: 999px; margin: 0 .6rem; }
+.bb-score .bb-tick { position: absolute; top: 0; bottom: 0; width: 1px; background: rgba(255,255,255,.15); }
+.bb-score .bb-dot { position: absolute; top: .42rem; transform: translateX(-50%); }
+.bb-score .bb-end { position: absolute; right: -.5rem; top: .3rem; font-size: .8rem; color: #f3c34b; }
+.bb-scale { display: flex; justify-content: space-between; font-size: .62rem; color: #cfe0d4; margin: .1rem .6rem 0; }
+.bb-makers { display: grid; grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); gap: .7rem; }
+.bb-seat { background: rgba(0,0,0,.22); border: 1px solid rgba(255,255,255,.12); border-radius: .7rem; padding: .6rem .7rem;
+  display: grid; gap: .45rem; align-content: start; min-width: 0; }
+.bb-seat.bb-turn { border-color: #f3c34b; box-shadow: 0 0 0 1px #f3c34b inset; }
+.bb-seat.bb-me { background: rgba(255,255,255,.1); }
+.bb-head { display: flex; align-items: center; gap: .4rem; flex-wrap: wrap; }
+.bb-head .pv-chip { color: #fff; min-width: 0; }
+.bb-hat { margin-left: auto; font-weight: 800; color: #f3c34b; white-space: nowrap; }
+.bb-stats { display: flex; flex-wrap: wrap; gap: .2rem .8rem; font-size: .8rem; color: #e4efe7; }
+.bb-badge { font-size: .68rem; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: .05rem .45rem;
+  border-radius: 999px; background: rgba(255,255,255,.16); color: #fff; }
+.bb-badge.bb-b-turn { background: #f3c34b; color: #2b2418; }
+.bb-badge.bb-b-you { background: #fff; color: #1f4d3a; }
+.bb-badge.bb-b-win { background: #c59a3a; color: #2b2418; }
+.bb-obj { background: #fffdf6; color: #2b2418; border-radius: .5rem; padding: .4rem .55rem; display: grid; gap: .25rem;
+  box-shadow: 0 2px 4px rgba(0,0,0,.3); border-left: .3rem solid #b89a6a; }
+.bb-obj.bb-solved1 { border-left-color: #d9a520; } .bb-obj.bb-solved2 { border-left-color: #3a8f5c; }
+.bb-obj.bb-new { outline: 3px solid #f3c34b; outline-offset: 1px; }
+.bb-ohead { display: flex; align-items: center; gap: .4rem; flex-wrap: wrap; font-size: .8rem; }
+.bb-oid { font-weight: 800; color: #7a6a4a; }
+.bb-word { font-weight: 800; font-size: .95rem; }
+.bb-word.bb-hidden { color: #a49a86; letter-spacing: .1em; font-weight: 600; }
+.bb-arrows { margin-left: auto; color: #8a6514; font-weight: 800; white-space: nowrap; }
+.bb-feats { display: flex; flex-wrap: wrap; gap: .2rem; }
+.bb-feat { font-size: .7rem; background: #efe8d6; border-radius: 999px; padding: 0 .4rem; }
+.bb-feat.bb-yes { background: #dcefe3; color: #1f5b36; } .bb-feat.bb-no { background: #f6dcda; color: #8a2a24; }
+.bb-feat.bb-maybe { background: #f4ecd0; color: #6a5416; } .bb-feat.bb-cant_say { background: #e9e9e9; color: #555; }
+.bb-letters { font-size: .72rem; color: #5c4510; }
+.bb-solvers { display: inline-flex; gap: 2px; }
+.bb-log { display: grid; gap: .15rem; font-size: .8rem; color: #e4efe7; max-height: 9.5rem; overflow-y: auto; }
+.bb-log div b { color: #fff; }
+@media (max-width: 720px) {
+  .bb-loop { grid-template-columns: repeat(6, minmax(0, 1fr)); }
+  .bb-makers { grid-template-columns: minmax(0, 1fr); }
+}
+`;
+
+const feature = (name) => String(name).replace(/_/g, " ");
+
+function dot(h, seat, title) {
+  return h("span", { class: ["bb-dot", `pv-s${seat % 6}`], title }, String(seat));
+}
+
+function ordinalPosition(position) {
+  if (position === "last") return "last letter";
+  const n = Number(position);
+  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
+  return `${n}${suffix} letter`;
+}
+
+export function render(view, ctx) {
+  const { h } = ctx;
+  const over = view.phase === "over";
+  const prev = ctx.previous;
+  const track = view.track || [];
+  const finish = view.finish || 30;
+
+  const head = h(
+    "div",
+    { class: "bb-top" },
+    h("span", { class: "bb-phase" }, PHASES[view.phase] || view.phase, view.question_round ? ` ${view.question_round}` : ""),
+    h("span", null, "Turn ", h("b", null, String(view.turn))),
+    view.last_roll ? h("span", null, "Rolled ", h("b", null, String(view.last_roll))) : null,
+    h("span", null, "Arrows ", h("b", null, `${view.arrows_total} / 13`)),
+    h("span", null, "Curses used ", h("b", null, String(view.curses_used))),
+  );
+
+  const loop = h(
+    "div",
+    { class: "bb-loop", role: "img", "aria-label": "The wizards' loop" },
+    track.map((space, i) => {
+      const [icon, name] = SPACES[space] || ["·", space];
+      const here = view.wizards.map((w, s) => (w === i ? s : null)).filter((s) => s !== null);
+      return h(
+        "div",
+        { class: ["bb-space", `bb-${space}`, view.phase !== "create" && view.wizards[view.mover] === i && "bb-here"], title: `space ${i}: ${name}` },
+        h("span", { class: "bb-icon" }, icon),
+        h("span", { class: "bb-name" }, name),
+        h("span", { class: "bb-wiz" }, here.map((s) => dot(h, s, `seat ${s}'s wizard`))),
+      );
+    }),
+  );
+
+  const ticks = [];
+  for (let i = 5; i < finish; i += 5) ticks.push(h("span", { class: "bb-tick", style: { left: `${(i / finish) * 100}%` } }));
+  const score = h(
+    "div",
+    null,
+    h("div", { class: "bb-label" }, `Hats on the scoring track · the first to ${finish} wins`),
+    h("div", { class: "bb-score" }, ticks, view.hats.map((hat, s) => {
+      const same = view.hats.slice(0, s).filter((x) => x === hat).length;
+      return h("span", { class: ["bb-dot", `pv-s${s % 6}`], title: `seat ${s}: ${hat}`, style: { left: `calc(${(Math.min(hat, finish) / finish) * 100}% + ${same * 1.1}rem)` } }, String(s));
+    }), h("span", { class: "bb-end" }, "♛")),
+    h("div", { class: "bb-scale" }, h("span", null, "0"), h("span", null, String(finish))),
+  );
+
+  const letters = {};
+  const told = Array.isArray(view.letters)
+    ? (ctx.revealed ? view.letters.flatMap((list, s) => list.map((l) => ({ ...l, to: s }))) : view.letters)
+    : [];
+  for (const l of told) (letters[l.object] ||= []).push(l);
+  const prevArrows = new Map((prev && prev.objects ? prev.objects : []).map((o) => [o.id, o.arrows]));
+  const asked = {};
+  for (const q of view.questions || []) (asked[q.object] ||= []).push(q);
+
+  const makers = [];
+  for (let s = 0; s < view.players; s += 1) {
+    const me = view.seat === s;
+    const turn = view.to_move === s;
+    const badges = [];
+    if (me) badges.push(h("span", { class: "bb-badge bb-b-you" }, "you"));
+    if (turn) badges.push(h("span", { class: "bb-badge bb-b-turn" }, "to act"));
+    if (over && (view.winners || []).includes(s)) badges.push(h("span", { class: "bb-badge bb-b-win" }, "★ winner"));
+    const objects = view.objects.filter((o) => o.maker === s).map((o) => {
+      const word = o.word
+        ? h("span", { class: "bb-word" }, o.word)
+        : h("span", { class: "bb-word bb-hidden", title: "a secret word" }, "? ? ?");
+      const answers = (asked[o.id] || []).slice(-6);
+      return h(
+        "div",
+        { class: ["bb-obj", o.arrows === 1 && "bb-solved1", o.arrows >= 2 && "bb-solved2", prev && prevArrows.get(o.id) !== undefined && prevArrows.get(o.id) < o.arrows && "bb-new"], dataset: { object: o.id } },
+        h("div", { class: "bb-ohead" }, h("span", { class: "bb-oid" }, o.id), word,
+          h("span", { class: "bb-arrows", title: `${o.arrows} of 2 arrows` }, "➶".repeat(o.arrows) || "—"),
+          o.solved_by.length ? h("span", { class: "bb-solvers", title: "solved by" }, o.solved_by.map((g) => dot(h, g, `solved by seat ${g}`))) : null),
+        h("div", { class: "bb-feats" }, o.sculpture === null
+          ? h("span", { class: "bb-feat" }, "sculpture not shown yet")
+          : o.sculpture.map((f) => h("span", { class: "bb-feat", title: "shown by its maker: yes" }, feature(f)))),
+        answers.length
+          ? h("div", { class: "bb-feats" }, answers.map((q) => h("span", { class: ["bb-feat", `bb-${q.answer}`], title: `seat ${q.asker} asked` }, `${feature(q.feature)}: ${ANSWERS[q.answer] || q.answer}`)))
+          : null,
+        letters[o.id]
+          ? h("div", { class: "bb-letters" }, letters[o.id].map((l) => `${l.to !== undefined ? `seat ${l.to}: ` : ""}${ordinalPosition(l.position)} ${l.letter === "none" ? "(none)" : `“${l.letter}”`}`).join(" · "))
+          : null,
+      );
+    });
+    makers.push(
+      h(
+        "section",
+        { class: ["bb-seat", turn && "bb-turn", me && "bb-me"], dataset: { seat: String(s) } },
+        h("div", { class: "bb-head" }, ctx.seatChip(s), badges, h("span", { class: "bb-hat", title: "hat on the scoring track" }, `♛ ${view.hats[s]}`)),
+        h("div", { class: "bb-stats" },
+          h("span", { title: "elfstones (pay one per space to move exactly)" }, `◆ ${view.elfstones[s]} elfstones`),
+          h("span", { title: "curse tokens" }, `✶ ${view.curses[s]} curses`),
+          view.penalties ? h("span", null, `penalty −${view.penalties[s]}`) : null),
+        objects,
+      ),
+    );
+  }
+
+  const parts = [head, loop, score];
+  const recent = (view.questions || []).slice(-4);
+  const guesses = (view.guesses || []).slice(-3);
+  if (recent.length || guesses.length) {
+    parts.push(h("div", null, h("div", { class: "bb-label" }, "Latest questions and guesses"), h("div", { class: "bb-log" },
+      recent.map((q) => h("div", null, `seat ${q.asker} asked whether ${q.object} ${feature(q.feature)}: `, h("b", null, ANSWERS[q.answer] || q.answer))),
+      guesses.map((g) => h("div", null, `seat ${g.guesser} guessed ${g.object}${g.word ? ` as “${g.word}”` : ""}${g.curse ? " with a curse" : ""}: `, h("b", null, g.right ? "right" : "wrong"))),
+    )));
+  }
+  parts.push(h("div", { class: "bb-makers" }, makers));
+  if (over && view.end_reason) parts.push(h("div", { class: "bb-label" }, `The game ended: ${view.end_reason}`));
+  return h("div", { class: "bb" }, parts);
+}
