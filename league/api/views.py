@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import services
+from league import replays, services
 from league.api import serializers
 from league.models import Bot, Match, Seat
 from league.queries import leaderboard
@@ -115,6 +115,12 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         if match.replay is None:
             raise services.ServiceError("this match has no replay yet", code="not_ready", status=409)
         return Response(match.replay)
+
+    @action(detail=True, methods=["get"])
+    def frames(self, request: Request, pk: str) -> Response:
+        """The replay re-simulated for the viewer: every step's view; ``?seat=N`` for what seat N knew."""
+        match = get_object_or_404(Match, pk=pk)
+        return Response(replays.match_frames(match, request.query_params.get("seat")))
 
 
 class LeaderboardView(APIView):

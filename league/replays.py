@@ -1,0 +1,49 @@
+"""A match's replay as viewer frames: ``games.frames`` plus the league's error shape and the renderer's URL.
+
+The frames themselves are computed by ``games.frames`` (pure, shared with ``python -m bots view``); this module only
+turns its errors into ``ServiceError`` (so the API answers 400/409, never 500) and tells the viewer where the game's
+renderer is served, if it has one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.staticfiles import finders
+from django.templatetags.static import static
+
+from games.frames import ReplayError, frames
+from league.models import Match
+from league.services import ServiceError
+
+
+def renderer_url(game_id: str) -> str | None:
+    """The static URL of ``games/<id>/viewer.js``, or None when the game has no renderer (the viewer falls back to a
+    generic one). See league/staticfinders.py."""
+    path = f"games/{game_id}/viewer.js"
+    return static(path) if finders.find(path) else None
+
+
+def parse_seat(raw: str | None) -> int | None:
+    """``?seat=`` as a seat number; empty, missing or ``spectator`` means the spectator's view."""
+    if raw is None or raw in {"", "spectator"}:
+        return None
+    if not raw.isdigit() or len(raw) > 3:
+        raise ServiceError(f"seat must be a seat number (0, 1, ...) or left out for the spectator's view, not {raw!r}")
+    return int(raw)
+
+
+def match_frames(match: Match, raw_seat: str | None) -> dict[str, Any]:
+    replay = match.replay
+    if replay is None:
+        raise ServiceError("this match has no replay yet", code="not_ready", status=409)
+    seat = parse_seat(raw_seat)
+    try:
+        document = frames(replay, seat)
+    except ReplayError as error:
+        raise ServiceError(str(error), code=error.code, status=409) from None
+    except ValueError as error:  # a seat that is not at this table
+        raise ServiceError(str(error), code="invalid") from None
+    document["renderer"] = renderer_url(match.game)
+    document["match"] = match.pk
+    return document

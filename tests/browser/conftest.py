@@ -1,0 +1,154 @@
+"""Browser tests: Playwright drives Debian's Chromium (``apt-get install chromium``; never a downloaded browser) against
+pytest-django's live server. They are part of the normal suite: a missing browser fails them, it does not skip them.
+
+Screenshots go to ``artifacts/screenshots/`` (a person looks at them; CI keeps them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from league import services
+
+CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+LAPTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 390, "height": 844}
+VIEWER_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "league.staticfinders.GameViewerFinder",
+]
+# base.html has no <link rel="icon">, so Chromium asks for /favicon.ico and logs the 404 as a console error. That is
+# the only console error tolerated here; remove this once base.html links an icon.
+TOLERATED_ERROR_URLS = re.compile(r"/favicon\.ico$")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "browser: drives headless Chromium through Playwright")
+
+
+@pytest.fixture(scope="package")
+def chromium() -> Iterator[Any]:
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set PARLOUR_CHROMIUM)")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an asyncio loop running in this thread, which makes Django refuse database
+    # calls ("you cannot call this from an async context"). The test body is plain synchronous code, so allow it,
+    # and only while the loop exists.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    playwright = sync_playwright().start()
+    try:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+    finally:
+        playwright.stop()
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _renderers_are_static_files(settings) -> None:
+    """The settings line the lead adds (STATICFILES_FINDERS); harmless once it is there."""
+    settings.STATICFILES_FINDERS = VIEWER_FINDERS
+
+
+@pytest.fixture(autouse=True)
+def _no_task_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matches here are played in process; nothing must reach the real broker (a worker test could pick it up)."""
+    monkeypatch.setattr(services, "_enqueue", lambda task_name, object_id: None)
+
+
+@dataclass
+class Tab:
+    """A page with every console error, uncaught exception and failed request kept for the assertions."""
+
+    page: Any
+    base: str
+    errors: list[str] = field(default_factory=list)
+
+    def goto(self, path: str) -> Any:
+        return self.page.goto(self.base + path)
+
+    def shot(self, name: str, full_page: bool = True) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    def assert_fits(self, width: int) -> None:
+        """Nothing makes the page scroll sideways (a table may scroll inside its own box)."""
+        overflow = self.page.evaluate(
+            """(width) => [...document.querySelectorAll('body *')]
+                .filter((el) => el.getBoundingClientRect().right > width + 1)
+                .filter((el) => !el.closest('.table-scroll, .pv-table'))
+                .slice(0, 8)
+                .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${el.getBoundingClientRect().right}`)""",
+            width,
+        )
+        scroll_width = self.page.evaluate("document.documentElement.scrollWidth")
+        assert scroll_width <= width, f"{self.page.url} is {scroll_width}px wide on a {width}px screen: {overflow}"
+
+    def assert_no_errors(self) -> None:
+        assert self.errors == [], "\n".join(self.errors)
+
+
+@pytest.fixture
+def open_tab(chromium: Any, live_server: Any, transactional_db: None) -> Iterator[Callable[..., Tab]]:
+    contexts = []
+
+    def open_tab(viewport: dict[str, int] | None = None, tolerate: re.Pattern[str] | None = None) -> Tab:
+        is_phone = (viewport or LAPTOP)["width"] < 600
+        context = chromium.new_context(
+            viewport=viewport or LAPTOP,
+            device_scale_factor=2 if is_phone else 1,
+            is_mobile=is_phone,
+            has_touch=is_phone,
+        )
+        contexts.append(context)
+        tab = Tab(context.new_page(), live_server.url)
+        allowed = tolerate or TOLERATED_ERROR_URLS
+
+        def on_console(message: Any) -> None:
+            if message.type != "error":
+                return
+            url = (message.location or {}).get("url", "")
+            if not (allowed.search(url) or allowed.search(message.text)):
+                tab.errors.append(f"console: {message.text} ({url})")
+
+        tab.page.on("console", on_console)
+        tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
+        return tab
+
+    yield open_tab
+    for context in contexts:
+        context.close()

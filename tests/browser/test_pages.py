@@ -1,0 +1,84 @@
+"""The league's pages in Chromium, on a laptop and on a phone: they render, nothing overflows sideways, and the
+console stays clean; a bot's stderr is shown to its owner only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from django.conf import settings as django_settings
+from django.test import Client
+
+from games.registry import GAMES
+from league import services
+from league.models import Bot
+from tests.browser.conftest import LAPTOP, PHONE, Tab
+from tests.browser.recorded import play_replay, record_match
+
+
+@pytest.fixture
+def league(transactional_db) -> dict[str, int]:
+    """A league with one finished match per game, so every page has something to show."""
+    matches = {game_id: record_match(game_id, players=3, seed=31).pk for game_id in GAMES}
+    bot = Bot.objects.get(game="love_letter", name="heuristic")
+    return {"bot": bot.pk, "match": matches["love_letter"]}
+
+
+def _pages(league: dict[str, int]) -> list[tuple[str, str]]:
+    pages = [("home", "/")]
+    pages += [(f"leaderboard-{game_id}", f"/games/{game_id}/") for game_id in GAMES]
+    pages += [("bot", f"/bots/{league['bot']}/"), ("match", f"/matches/{league['match']}/")]
+    pages += [("login", "/account/login/"), ("signup", "/account/signup/")]
+    return pages
+
+
+@pytest.mark.parametrize(("device", "viewport"), [("laptop", LAPTOP), ("phone", PHONE)])
+def test_every_page_renders_with_a_clean_console(
+    open_tab: Callable[..., Tab], league: dict[str, int], device: str, viewport: dict[str, int]
+) -> None:
+    tab = open_tab(viewport=viewport)
+    for name, path in _pages(league):
+        response = tab.goto(path)
+        assert response.status == 200, path
+        tab.page.wait_for_load_state("networkidle")
+        assert tab.page.locator("main h1").count() >= 1, path
+        tab.shot(f"page-{name}-{device}", full_page=device == "laptop")
+        tab.assert_fits(viewport["width"])
+    tab.assert_no_errors()
+
+
+def test_a_bots_stderr_is_shown_to_its_owner_only(open_tab: Callable[..., Tab], live_server, alice, bob) -> None:
+    services.do_register_builtin_bots(["love_letter"])
+    mine = services.do_create_bot(alice, "love_letter", "mine", b"print('hi')\n", "bot.py").versions.get()
+    other = Bot.objects.get(game="love_letter", name="heuristic").current_version()
+    match = services.do_create_match("love_letter", [mine, other], seed=51)
+    services.do_claim_match(match.pk)
+    result = play_replay("love_letter", ["random", "heuristic"], 51, [mine.label, other.label])
+    result["seats"][0]["stderr"] = "ALICE-DEBUG-LOG: thinking hard"
+    services.do_record_match_result(match.pk, result)
+
+    def signed_in(user) -> Tab:  # type: ignore[no-untyped-def]
+        tab = open_tab()
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
+        tab.page.context.add_cookies(
+            [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
+        )
+        return tab
+
+    owner = signed_in(alice)
+    owner.goto(f"/matches/{match.pk}/")
+    owner.page.wait_for_selector("[data-parlour-viewer][data-ready='1']")
+    owner.page.click("details summary")
+    assert "ALICE-DEBUG-LOG" in owner.page.inner_text("pre.log")
+    owner.shot("match-owner-stderr")
+    for path in ("/bots/new/", "/account/tokens/"):
+        assert owner.goto(path).status == 200
+    owner.assert_no_errors()
+
+    for tab in (signed_in(bob), open_tab()):
+        tab.goto(f"/matches/{match.pk}/")
+        tab.page.wait_for_selector("[data-parlour-viewer][data-ready='1']")
+        assert "ALICE-DEBUG-LOG" not in tab.page.content()
+        tab.assert_no_errors()
