@@ -115,11 +115,13 @@ def do_record_validation(version_id: int, accepted: bool, log_text: str, stderr:
 
 
 def do_register_builtin_bots(games: list[str] | None = None) -> list[Bot]:
-    """One ready bot per built-in player of every game (or of ``games``), owned by the system user. Idempotent."""
+    """The house bots of every game (or of ``games``): ready bots of the built-in players, owned by the system user,
+    enough of them to fill the game's largest table (``random``, ``heuristic``, ``random-2``, ...). Idempotent."""
     owner, _ = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
     created = []
     for game_id in games or list(GAMES):
-        for name, player in builtin_players(game_id).items():
+        for name, player_name in _house_roster(game_id):
+            player = builtin_players(game_id)[player_name]
             with transaction.atomic():
                 bot, is_new = Bot.objects.get_or_create(
                     owner=owner,
@@ -132,7 +134,7 @@ def do_register_builtin_bots(games: list[str] | None = None) -> list[Bot]:
                     BotVersion.objects.create(
                         bot=bot,
                         number=1,
-                        builtin=name,
+                        builtin=player_name,
                         language="builtin",
                         status=BotVersion.Status.READY,
                         validated=timezone.now(),
@@ -140,6 +142,18 @@ def do_register_builtin_bots(games: list[str] | None = None) -> list[Bot]:
             if is_new:
                 created.append(bot)
     return created
+
+
+def _house_roster(game_id: str) -> list[tuple[str, str]]:
+    """(bot name, built-in player) pairs: every player once, then numbered copies until a full table can sit,
+    so that every game's ladder runs from the first minute, even one that needs five players."""
+    players = list(builtin_players(game_id))
+    roster = [(name, name) for name in players]
+    copy = 2
+    while len(roster) < GAMES[game_id].max_players:
+        roster += [(f"{name}-{copy}", name) for name in players][: GAMES[game_id].max_players - len(roster)]
+        copy += 1
+    return roster
 
 
 # ----- API tokens --------------------------------------------------------------------------------------------

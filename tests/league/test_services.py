@@ -9,6 +9,7 @@ import pytest
 from django.test.utils import override_settings
 from django.utils import timezone
 
+from games.registry import GAMES
 from league import services
 from league.models import Bot, BotVersion, Match, Rating, RatingChange
 
@@ -109,7 +110,10 @@ def test_builtin_bots_are_registered_once_per_player_per_game(db) -> None:
     first = services.do_register_builtin_bots()
     assert {(bot.game, bot.name) for bot in first} >= {("love_letter", "random"), ("love_letter", "heuristic")}
     assert services.do_register_builtin_bots() == []
-    assert all(bot.current_version().builtin == bot.name for bot in Bot.objects.filter(is_builtin=True))
+    for bot in Bot.objects.filter(is_builtin=True):
+        assert bot.current_version().builtin == bot.name.split("-")[0]
+    for game_id in GAMES:
+        assert Bot.objects.filter(game=game_id, is_builtin=True).count() >= GAMES[game_id].max_players
 
 
 def test_a_match_is_claimed_by_exactly_one_worker(alice) -> None:
