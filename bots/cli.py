@@ -5,6 +5,8 @@
     python -m bots check                                                  # is the sandbox usable here?
     python -m bots bench                                                  # its start-up and round-trip costs
     python -m bots view replay.json                                       # watch a replay in the browser
+    python -m bots arena love_letter a/ b.py builtin:heuristic --games 20 # a round robin with a results table
+    python -m bots compare old/ new/ --game love_letter                   # is new stronger? (SPRT, bots/sprt.py)
 
 A seat is ``builtin:<name>`` (a built-in player of the game), a ``.py`` file, a ``.zip`` archive (both unpacked the
 way uploads are) or a directory with ``main.py`` or ``bot.toml``. Exit status: 0 when the match completed (even with
@@ -61,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("replay", help="a replay JSON file (play --replay FILE, or a match page's download); - for stdin")
     view.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     view.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
+    from bots.arena import add_parsers  # arena and compare (bots/arena.py)
+
+    add_parsers(commands)
     return parser
 
 
@@ -71,6 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check()
         if args.command == "bench":
             return _bench(args)
+        if args.command in ("arena", "compare"):
+            from bots.arena import command
+
+            return command(args)
         if args.command == "view":
             from bots.viewer import view_command
 

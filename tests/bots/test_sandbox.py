@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from bots import limits as limits_module
 from bots import sandbox as sandbox_module
 from bots.runner import MatchResult, Seat, run_match
 from bots.sandbox import (
@@ -53,7 +54,7 @@ def test_limits_have_defaults_and_refuse_nonsense() -> None:
 
 
 def test_limits_can_be_overridden_per_game(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sandbox_module.GAME_LIMITS, "love_letter", {"move_ms": 2500})
+    monkeypatch.setitem(limits_module.GAME_LIMITS, "love_letter", {"move_ms": 2500})
     assert Limits.for_game("love_letter").move_ms == 2500
     assert Limits.for_game("love_letter", bank_ms=7).bank_ms == 7
     assert Limits.for_game("unknown_game") == Limits()
