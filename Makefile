@@ -1,5 +1,5 @@
 # The two commands a newcomer needs: `make run` (the league on the embedded default) and `make test`.
-.PHONY: setup run test lint format
+.PHONY: setup run test lint format bench
 
 setup:
 	bin/setup
@@ -15,3 +15,6 @@ lint:
 
 format:
 	.venv/bin/ruff format .
+
+bench: setup
+	bin/bench

@@ -1,32 +1,48 @@
-"""Random playouts per second on one core for every registered game, and where the time goes.
+"""Random playouts per second on one core for every registered game, where the time goes, and how it grows.
 
-    .venv/bin/python bench/engines.py [--seconds 3] [game ...]
+    .venv/bin/python bench/engines.py [--seconds 3] [--repeats 3] [game ...]
 
 For each game: complete random games per second (legal actions + observation of the mover + apply, as a match
 runs them), then the split of that time between legal_actions, observation and apply. Medians over 3 repeats.
+
+Then how the cost grows with the length of a game: every playout's decisions and time are kept, and the table shows
+the time per decision in the shortest and the longest quarter of the playouts (equal: the cost is linear in the
+length of a game; larger for long games: something grows with the history), and the slope of time against
+decisions (least squares), in µs per decision.
+
+A public implementation of the same game, side by side: ``bench/pypi_loveletter.py`` (Love Letter).
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.common import machine, record, table
 from games.registry import GAMES, get_game, make_player
 
 
-def playouts(game_id: str, seconds: float) -> tuple[float, dict[str, float]]:
+def playouts(game_id: str, seconds: float) -> tuple[float, dict[str, float], list[tuple[int, float]]]:
+    """(playouts per second, share of time per engine call, [(decisions, seconds) of every playout])."""
     game = get_game(game_id)
     spent = {"legal_actions": 0.0, "observation": 0.0, "apply": 0.0}
     games = 0
+    lengths: list[tuple[int, float]] = []
     clock = time.perf_counter
     start = clock()
     while clock() - start < seconds:
+        began = clock()
         players = game.min_players + games % (game.max_players - game.min_players + 1)
         state = game.new_state(players, games)
         bots = [make_player(game_id, "random", games * 10 + seat) for seat in range(players)]
         for seat, bot in enumerate(bots):
             bot.start(seat, players, state.options)
+        decisions = 0
         while (seat := state.to_move()) is not None:
             t0 = clock()
             legal = state.legal_actions()
@@ -40,9 +56,32 @@ def playouts(game_id: str, seconds: float) -> tuple[float, dict[str, float]]:
             spent["legal_actions"] += t1 - t0
             spent["observation"] += t2 - t1
             spent["apply"] += t4 - t3
+            decisions += 1
+        lengths.append((decisions, clock() - began))
         games += 1
     elapsed = clock() - start
-    return games / elapsed, {key: value / elapsed for key, value in spent.items()}
+    return games / elapsed, {key: value / elapsed for key, value in spent.items()}, lengths
+
+
+def growth(lengths: list[tuple[int, float]]) -> dict[str, float]:
+    """Decisions per playout (shortest quarter, longest quarter) and µs per decision in each, and the slope."""
+    ordered = sorted(lengths)
+    quarter = max(1, len(ordered) // 4)
+    short, long = ordered[:quarter], ordered[-quarter:]
+
+    def per_decision(rows: list[tuple[int, float]]) -> float:
+        return sum(s for _d, s in rows) / max(1, sum(d for d, _s in rows)) * 1e6
+
+    xs = [float(d) for d, _s in ordered]
+    ys = [s * 1e6 for _d, s in ordered]
+    slope = statistics.linear_regression(xs, ys).slope if len(set(xs)) > 1 else per_decision(ordered)
+    return {
+        "short_decisions": statistics.median(d for d, _s in short),
+        "long_decisions": statistics.median(d for d, _s in long),
+        "short_us": per_decision(short),
+        "long_us": per_decision(long),
+        "slope_us": slope,
+    }
 
 
 def main() -> None:
@@ -50,16 +89,42 @@ def main() -> None:
     parser.add_argument("games", nargs="*", default=list(GAMES))
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--results", help="append the figures to this JSON-lines file")
     args = parser.parse_args()
-    print(f"{'game':<14} {'playouts/s':>11} {'legal':>7} {'obs':>7} {'apply':>7}")
+    print(f"# Engines: random playouts on one core. {machine()}")
+    rows, grow_rows = [], []
     for game_id in args.games:
         runs = [playouts(game_id, args.seconds) for _ in range(args.repeats)]
         rate = statistics.median(run[0] for run in runs)
         split = {key: statistics.median(run[1][key] for run in runs) for key in runs[0][1]}
-        print(
-            f"{game_id:<14} {rate:>11.1f} {split['legal_actions']:>6.0%} {split['observation']:>6.0%} "
-            f"{split['apply']:>6.0%}"
+        rows.append(
+            [
+                game_id,
+                rate,
+                f"{split['legal_actions']:.0%}",
+                f"{split['observation']:.0%}",
+                f"{split['apply']:.0%}",
+            ]
         )
+        record(args.results, "engines", f"{game_id} random playouts/s (one core)", round(rate, 1), "/s")
+        g = growth([length for run in runs for length in run[2]])
+        grow_rows.append(
+            [game_id, g["short_decisions"], g["short_us"], g["long_decisions"], g["long_us"], g["slope_us"]]
+        )
+        record(
+            args.results,
+            "scaling",
+            f"{game_id} µs/decision, short vs long games",
+            f"{g['short_us']:.0f} vs {g['long_us']:.0f}",
+            "µs",
+            f"{g['short_decisions']:.0f} vs {g['long_decisions']:.0f} decisions",
+        )
+    print(table(rows, ["game", "playouts/s", "legal", "obs", "apply"]))
+    print(f"(medians of {args.repeats} runs of {args.seconds:g} s; the rest of the time is the random player)")
+    print()
+    print("# How a playout's cost grows with its length (all playouts above)")
+    headings = ["game", "short: decisions", "µs/decision", "long: decisions", "µs/decision", "slope µs/decision"]
+    print(table(grow_rows, headings))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,192 @@
+"""How long a whole tournament takes: by default a 16-bot Love Letter round robin, start to finished.
+
+    .venv/bin/python bench/tournament.py [--bots 16] [--games 1] [--format round_robin] [--table-size 2]
+                                         [--workers 1 4] [--no-inline] [--results FILE] [game]
+
+A throwaway PostgreSQL database (``parlour_bench_tournament``, created, migrated and dropped) and Redis
+(``BENCH_REDIS_URL``, database 14 by default; see bench/infra.py). The entrants are built-in players (``random`` and
+``heuristic`` in turn, each its own bot, as ``league.services.do_register_builtin_bots`` makes them).
+
+- ``inline``: the tournament played in this process — claim, ``bots.runner.run_match``, record the result, advance
+  the tournament — one game at a time, no queue: the floor (the engine, the runner and the league's writes).
+- ``celery``: the same tournament started through ``league.tournaments.do_start_tournament`` and played by a real
+  Celery worker with N prefork children: each recorded result enqueues ``parlour.advance_tournament``, which opens
+  the next round. Timed from the start until the tournament is ``finished`` in the database.
+
+Prints rounds, games, wall time, games per second and the median time from a round's start to its end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import infra
+from bench.common import machine, record, table
+
+DB_NAME = "parlour_bench_tournament"
+
+
+def make_entrants(game_id: str, count: int) -> list[Any]:
+    from django.contrib.auth.models import User
+    from django.utils import timezone
+
+    from league import services
+    from league.models import Bot, BotVersion, Rating
+
+    owner, _ = User.objects.get_or_create(username=services.SYSTEM_USERNAME, defaults={"is_active": False})
+    players = ["random", "heuristic"]
+    bots = []
+    for index in range(count):
+        player = players[index % len(players)]
+        bot, _ = Bot.objects.get_or_create(
+            owner=owner, game=game_id, name=f"bench-{player}-{index}", defaults={"is_builtin": True}
+        )
+        Rating.objects.get_or_create(bot=bot)
+        if not bot.versions.exists():
+            BotVersion.objects.create(
+                bot=bot,
+                number=1,
+                builtin=player,
+                language="builtin",
+                status=BotVersion.Status.READY,
+                validated=timezone.now(),
+            )
+        bots.append(bot)
+    return bots
+
+
+def create(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, label: str) -> Any:
+    from league import tournaments
+
+    settings = {"games_per_pairing": games, "table_size": table_size}
+    return tournaments.do_create_tournament(None, game_id, f"bench {label}", fmt, settings, bots)
+
+
+def summary(tournament: Any, seconds: float) -> dict[str, Any]:
+    from league.models import Match
+
+    rounds = list(tournament.rounds.order_by("number"))
+    spans = [(r.finished_at - r.started_at).total_seconds() for r in rounds if r.finished_at and r.started_at]
+    matches = Match.objects.filter(round__tournament=tournament)
+    return {
+        "rounds": len(rounds),
+        "games": matches.count(),
+        "seconds": seconds,
+        "per_second": matches.count() / seconds,
+        "round_ms": statistics.median(spans) * 1000 if spans else 0.0,
+        "match_ms": statistics.median(m.wall_ms or 0 for m in matches),
+    }
+
+
+def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int) -> dict[str, Any]:
+    from bots.runner import Seat as RunnerSeat
+    from bots.runner import run_match
+    from league import services, tournaments
+    from league.models import Match, Tournament
+
+    enqueue = services._enqueue
+    services._enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker
+    try:
+        tournament = create(game_id, fmt, bots, games, table_size, "inline")
+        began = time.perf_counter()
+        tournaments.do_start_tournament(tournament)
+        while True:
+            queued = list(Match.objects.filter(round__tournament=tournament, status=Match.Status.QUEUED).order_by("id"))
+            if not queued:
+                break
+            for match in queued:
+                claimed = services.do_claim_match(match.pk)
+                seats = list(claimed.seats.select_related("bot_version__bot__owner").order_by("number"))
+                runner_seats = [RunnerSeat(label=s.bot_version.label, builtin=s.bot_version.builtin) for s in seats]
+                result = run_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
+                services.do_record_match_result(match.pk, result.to_json())
+                tournaments.do_advance_tournament(tournament.pk)
+        seconds = time.perf_counter() - began
+        tournament.refresh_from_db()
+        assert tournament.status == Tournament.Status.FINISHED, tournament.status
+        return summary(tournament, seconds)
+    finally:
+        services._enqueue = enqueue  # type: ignore[assignment]
+
+
+def run_celery(
+    game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, concurrency: int, log_dir: Path
+) -> dict[str, Any]:
+    from league import tournaments
+    from league.models import Tournament
+
+    infra.flush_redis()
+    with infra.worker(DB_NAME, concurrency, log_dir):
+        tournament = create(game_id, fmt, bots, games, table_size, f"celery x{concurrency}")
+        began = time.perf_counter()
+        tournaments.do_start_tournament(tournament)
+        deadline = time.monotonic() + 1800
+        while Tournament.objects.get(pk=tournament.pk).status != Tournament.Status.FINISHED:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"not finished after 30 minutes: see {log_dir}")
+            time.sleep(0.05)
+        seconds = time.perf_counter() - began
+    tournament.refresh_from_db()
+    return summary(tournament, seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", nargs="?", default="love_letter")
+    parser.add_argument("--bots", type=int, default=16)
+    parser.add_argument("--games", type=int, default=1, help="games per pairing (default 1)")
+    parser.add_argument("--format", default="round_robin", choices=["round_robin", "swiss", "knockout"])
+    parser.add_argument("--table-size", type=int, default=2)
+    parser.add_argument("--workers", type=int, nargs="*", default=[1, 4], help="worker concurrencies to time")
+    parser.add_argument("--no-inline", action="store_true")
+    parser.add_argument("--results", help="append the figures to this JSON-lines file (bin/bench)")
+    args = parser.parse_args()
+
+    print(f"machine: {machine()}")
+    infra.create_database(DB_NAME)
+    try:
+        infra.setup_django(DB_NAME)
+        bots = make_entrants(args.game, args.bots)
+        label = f"{args.bots}-bot {args.game} {args.format.replace('_', ' ')}, tables of {args.table_size}"
+        label += f", {args.games} game{'s' if args.games != 1 else ''} per pairing"
+        print(label)
+        rows = []
+        if not args.no_inline:
+            rows.append(("inline (no queue)", run_inline(args.game, args.format, bots, args.games, args.table_size)))
+        with tempfile.TemporaryDirectory(prefix="parlour-bench-tournament-") as logs:
+            for concurrency in args.workers:
+                figures = run_celery(args.game, args.format, bots, args.games, args.table_size, concurrency, Path(logs))
+                rows.append((f"celery, 1 worker x{concurrency}", figures))
+        print(
+            table(
+                [
+                    [
+                        name,
+                        f["rounds"],
+                        f["games"],
+                        f"{f['seconds']:.2f}",
+                        f"{f['per_second']:.1f}",
+                        f"{f['round_ms']:.0f}",
+                        f"{f['match_ms']:.0f}",
+                    ]
+                    for name, f in rows
+                ],
+                ["run", "rounds", "games", "seconds", "games/s", "round ms (median)", "game ms (median)"],
+            )
+        )
+        for name, f in rows:
+            record(args.results, "tournament", f"{label}: {name}", round(f["seconds"], 2), "s")
+    finally:
+        infra.drop_database(DB_NAME)
+
+
+if __name__ == "__main__":
+    main()
