@@ -111,10 +111,13 @@ class State:
 
         The default accepts exactly the listed legal actions and asks ``_explain_illegal`` for the reason otherwise.
         Games whose ``legal_actions`` lists templates (free fields ``null``) override this."""
-        key = canonical(action)
+        key = None
         for legal in self._legal_actions():
-            if canonical(legal) == key:
-                return legal
+            # Dict equality first (fast), then the strict identity: 1 == 1.0 == True for dicts, not for us.
+            if legal == action:
+                key = key or canonical(action)
+                if canonical(legal) == key:
+                    return legal
         raise IllegalAction(self._explain_illegal(action))
 
     def _explain_illegal(self, action: Action) -> str:
