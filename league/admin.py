@@ -40,7 +40,18 @@ class SeatInline(admin.TabularInline):
 class MatchAdmin(admin.ModelAdmin):
     list_display = ["__str__", "game", "kind", "status", "attempts", "created", "finished_at"]
     list_filter = ["game", "kind", "status"]
-    readonly_fields = ["seed", "engine_version", "attempts", "claimed_at", "finished_at", "wall_ms", "error"]
+    readonly_fields = [
+        "seed",
+        "engine_version",
+        "attempts",
+        "claimed_at",
+        "claimed_by",
+        "lease_until",
+        "enqueued_at",
+        "finished_at",
+        "wall_ms",
+        "error",
+    ]
     inlines = [SeatInline]
 
 
@@ -62,3 +73,6 @@ class RatingChangeAdmin(admin.ModelAdmin):
 class ApiTokenAdmin(admin.ModelAdmin):
     list_display = ["user", "name", "prefix", "created", "last_used"]
     readonly_fields = ["prefix", "key_hash", "last_used"]
+
+
+from league import admin_tournaments  # noqa: E402, F401  (registers the tournament admin)

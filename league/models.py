@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 import zlib
 from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from games.registry import GAMES
+from league import ratings
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -27,9 +30,18 @@ class Bot(models.Model):
     is_builtin = models.BooleanField(default=False, help_text="One of the league's own built-in players.")
     is_active = models.BooleanField(default=True, help_text="Inactive bots are not scheduled on the ladder.")
     created = models.DateTimeField(auto_now_add=True)
+    # Paused automatically when it faults too often (LADDER_FAULT_LIMIT of the last LADDER_FAULT_WINDOW matches);
+    # a new ready version or its owner's "resume" clears it, and faults before ``fault_window_start`` are forgiven.
+    paused_at = models.DateTimeField(null=True, blank=True)
+    paused_reason = models.TextField(blank=True)
+    fault_window_start = models.DateTimeField(null=True, blank=True)
+    # The ladder scheduler's bookkeeping: seats taken per table size ({"3": [n0, n1, n2]}) and the last scheduling.
+    ladder_seats = models.JSONField(default=dict, blank=True)
+    last_scheduled = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "game", "name"], name="bot_unique_name")]
+        indexes = [models.Index(fields=["game", "is_active"], name="bot_game_active")]
         ordering = ["game", "name"]
 
     def __str__(self) -> str:
@@ -37,6 +49,10 @@ class Bot(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("bot", args=[self.pk])
+
+    @property
+    def is_paused(self) -> bool:
+        return self.paused_at is not None
 
     def current_version(self) -> BotVersion | None:
         """The newest ready version: the one the ladder plays."""
@@ -53,6 +69,8 @@ class BotVersion(models.Model):
         """Passed validation: plays on the ladder."""
         REJECTED = "rejected", "rejected"
         """Failed validation; ``validation_log`` says why."""
+        RETIRED = "retired", "retired"
+        """Was ready; a newer version has replaced it on the ladder (its matches and rating history stay)."""
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
@@ -66,6 +84,11 @@ class BotVersion(models.Model):
     validation_stderr = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     validated = models.DateTimeField(null=True, blank=True)
+    # The validation's claim, like a match's (services.do_claim_version; docs/operations.md, Reliability).
+    attempts = models.PositiveSmallIntegerField(default=0, editable=False)
+    claim_token = models.CharField(max_length=32, blank=True, editable=False)
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
+    enqueued_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["bot", "number"], name="version_unique_number")]
@@ -99,6 +122,8 @@ class Match(models.Model):
     class Kind(models.TextChoices):
         LADDER = "ladder", "ladder"
         CHALLENGE = "challenge", "challenge"
+        TOURNAMENT = "tournament", "tournament"
+        """A game of a tournament round (``round``); it changes Elo only if its tournament is ``rated``."""
 
     game = models.CharField(max_length=40, choices=game_choices)
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.LADDER)
@@ -110,13 +135,33 @@ class Match(models.Model):
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
+    # The claim (services.do_claim_match): its worker holds the match while ``lease_until`` is in the future and
+    # renews the lease as it plays; a result is recorded only under the token it claimed with, so a worker that lost
+    # its claim (presumed dead, the match re-run elsewhere) cannot overwrite the re-run. docs/operations.md.
+    claim_token = models.CharField(max_length=32, blank=True, editable=False)
+    claimed_by = models.CharField(max_length=200, blank=True, editable=False, help_text="worker host and process")
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # When ``run_match`` was last sent (or is due, after a back-off): the sweeper sends it again when a match stays
+    # queued long after this, its message lost (e.g. a broker restarted without persistence).
+    enqueued_at = models.DateTimeField(default=timezone.now, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
     wall_ms = models.PositiveIntegerField(null=True, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)
+    # The ladder's time control for this match ({"move_ms", "bank_ms"}); empty: the runtime's defaults for the game.
+    time_control = models.JSONField(default=dict, blank=True)
+    # Tournament games only (league/tournaments.py). PROTECT: a tournament that has played keeps its history.
+    round = models.ForeignKey(
+        "Round", on_delete=models.PROTECT, null=True, blank=True, related_name="matches", editable=False
+    )
 
     class Meta:
         ordering = ["-created"]
         verbose_name_plural = "matches"
+        indexes = [
+            # The scheduler's counts: ladder matches in flight, and created in the last hour, per game.
+            models.Index(fields=["kind", "status", "game"], name="match_kind_status_game"),
+            models.Index(fields=["game", "kind", "created"], name="match_game_kind_created"),
+        ]
 
     def __str__(self) -> str:
         return f"match {self.pk} ({self.game})"
@@ -170,18 +215,56 @@ class Seat(models.Model):
 
 
 class Rating(models.Model):
-    """A bot's current Elo in its game. Changed only by appending ``RatingChange`` rows, in match order."""
+    """A bot's current Elo in its game. Changed only by appending ``RatingChange`` rows, in match order.
+
+    Its fields are exactly ``league.ratings.BotRating`` (plus the time of its last rated match), so that
+    ``recompute_ratings`` can prove them equal to a replay of the match history."""
 
     bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="rating")
-    elo = models.FloatField(default=1500.0)
+    elo = models.FloatField(default=ratings.INITIAL_ELO)
+    # The variance of the Elo estimate (docs/ratings.md): the 95% interval is elo ± 1.96·sqrt(variance).
+    variance = models.FloatField(default=ratings.INITIAL_VARIANCE)
     games = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
-    # Games since the bot's newest version went live: while few, K is higher (the bot is provisional).
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    # Games since the bot's newest version started to play: while few, K is higher (the bot is provisional).
     games_since_version = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0, help_text="The newest version number that has played rated.")
+    recent = models.JSONField(default=list, blank=True, help_text="The last Elo values (the sparkline).")
+    last_match_at = models.DateTimeField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
+
+    STATE_FIELDS = ("elo", "variance", "games", "wins", "draws", "losses", "games_since_version", "version", "recent")
 
     def __str__(self) -> str:
         return f"{self.bot}: {self.elo:.0f}"
+
+    @property
+    def state(self) -> ratings.BotRating:
+        values = {name: getattr(self, name) for name in self.STATE_FIELDS}
+        return ratings.BotRating(**{**values, "recent": tuple(values["recent"])})
+
+    def set_state(self, state: ratings.BotRating) -> None:
+        for name in self.STATE_FIELDS:
+            setattr(self, name, getattr(state, name))
+        self.recent = list(state.recent)
+
+    @property
+    def sigma(self) -> float:
+        return math.sqrt(self.variance)
+
+    @property
+    def low(self) -> float:
+        return ratings.interval(self.elo, self.variance)[0]
+
+    @property
+    def high(self) -> float:
+        return ratings.interval(self.elo, self.variance)[1]
+
+    @property
+    def provisional(self) -> bool:
+        return ratings.is_provisional(self.games_since_version)
 
 
 class RatingChange(models.Model):
@@ -191,6 +274,7 @@ class RatingChange(models.Model):
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="rating_changes")
     before = models.FloatField()
     after = models.FloatField()
+    variance = models.FloatField(default=ratings.INITIAL_VARIANCE, help_text="The variance after the match.")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -217,3 +301,149 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.name} ({self.prefix}…)"
+
+
+# ----- tournaments (league/tournaments.py runs them; docs/tournaments.md) ------------------------------------
+
+
+class Tournament(models.Model):
+    """A tournament staff run: a game, a format, settings, entrants pinned at the start, rounds of matches."""
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "round robin"
+        SWISS = "swiss", "Swiss"
+        KNOCKOUT = "knockout", "single elimination"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft"
+        """Being set up: entrants and settings may change; nothing is played."""
+        RUNNING = "running", "running"
+        """Started: versions are pinned and rounds are played (unless ``paused``)."""
+        FINISHED = "finished", "finished"
+        """Every round is played; the standings are final."""
+        CANCELLED = "cancelled", "cancelled"
+        """Stopped by staff; its queued matches were withdrawn, the games played stay on record."""
+
+        @classmethod
+        def finalized(cls) -> set[str]:
+            return {cls.FINISHED, cls.CANCELLED}
+
+    game = models.CharField(max_length=40, choices=game_choices)
+    name = models.CharField(max_length=100)
+    format = models.CharField(max_length=12, choices=Format.choices)
+    # Before the ``settings`` field: below it, that name in this class body is the field, not django.conf's.
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Checked by league.tournament_formats.parse_settings and stored with every default filled in.
+    settings = models.JSONField(default=dict, blank=True)
+    # Whether its games change ladder Elo; fixed at the start (recompute_ratings replays rated tournament games).
+    rated = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True)
+    paused = models.BooleanField(default=False, help_text="A paused tournament starts no new games.")
+    seed = models.BigIntegerField(help_text="Fixes the schedule and every game's deal.")
+    created = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The expected number of rounds (fixed for round robin and Swiss; a knockout's from its bracket).
+    planned_rounds = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournament", args=[self.pk])
+
+    def is_finalized(self) -> bool:
+        return self.status in self.Status.finalized()
+
+
+class Entry(models.Model):
+    """One bot in one tournament, with the version it plays (pinned at the start) and its standing."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="tournament_entries")
+    # Chosen by staff in a draft, or pinned at the start to the bot's newest ready version.
+    bot_version = models.ForeignKey(
+        BotVersion, on_delete=models.PROTECT, null=True, blank=True, related_name="tournament_entries"
+    )
+    seed = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 = highest Elo at the start.")
+    position = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.FloatField(default=0.0)
+    games = models.FloatField(default=0.0)
+    tiebreaks = models.JSONField(default=dict, blank=True)
+    forfeited = models.BooleanField(default=False)
+    forfeit_reason = models.TextField(blank=True)
+    eliminated_in = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Knockout: the round lost.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "bot"], name="entry_unique_bot")]
+        ordering = ["tournament", "position", "seed", "id"]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return f"{self.tournament}: {self.bot}"
+
+
+class Round(models.Model):
+    """One round of a tournament: its tables (``plan``) and, through ``Match.round``, their games."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        """Scheduled (a round robin plans every round at the start); no game created yet."""
+        RUNNING = "running", "running"
+        """Its games are created and being played."""
+        FINISHED = "finished", "finished"
+        """Every game of every table is finalized (and, in a knockout, every series decided)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    # {"tables": [{"entries": [entry ids], "absent": [...], "walkover": bool, "games": n, "advancers": [...]}],
+    #  "byes": [entry ids], "bracket": [[entry ids], ...] (knockout)}
+    plan = models.JSONField(default=dict, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="round_unique_number")]
+        ordering = ["tournament", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} round {self.number}"
+
+
+class Challenge(models.Model):
+    """Unrated games an owner asked for: their bot against chosen bots, or a version test (a new version against
+    the previous one). Its games are ``Match`` rows of kind CHALLENGE; see league/challenges.py."""
+
+    class Kind(models.TextChoices):
+        CHALLENGE = "challenge", "challenge"
+        """The owner's bot against bots they chose."""
+        VERSION_TEST = "version_test", "version test"
+        """The owner's newest version against the previous one (``opponents[0]``), other seats filled by a field."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges")
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.CHALLENGE)
+    game = models.CharField(max_length=40, choices=game_choices)
+    # The challenger (a version of one of the owner's bots) and the other seats' versions, in the table's order
+    # before rotation. A list of BotVersion ids: the same opponent may sit twice.
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="challenges")
+    opponents = models.JSONField(default=list)
+    games = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    matches = models.ManyToManyField(Match, related_name="challenges", blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        indexes = [models.Index(fields=["owner", "created"], name="challenge_owner_created")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.pk} ({self.game})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("challenge", args=[self.pk])

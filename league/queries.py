@@ -1,16 +1,167 @@
-"""Read-side queries shared by the pages and the API."""
+"""Read-side queries shared by the pages and the API: each answers in a fixed, small number of SQL queries."""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from league.models import Bot
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Window
+from django.db.models.functions import Rank
+
+from league import ratings
+from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+
+# Leaderboard sort keys: (ORM field, descending unless reversed). Ties go to the higher Elo, then the older bot.
+SORTS: dict[str, tuple[str, bool]] = {
+    "elo": ("rating__elo", True),
+    "interval": ("rating__variance", False),  # the narrowest interval first
+    "games": ("rating__games", True),
+    "wins": ("rating__wins", True),
+    "last": ("rating__last_match_at", True),
+    "name": ("name", False),
+}
 
 
-def leaderboard(game: str) -> QuerySet[Bot]:
-    """Active bots of ``game`` that have a rating, best first."""
+def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet[Bot]:
+    """Bots of ``game`` on the ladder (active) that have a rating, best Elo first unless sorted otherwise.
+
+    Each bot carries ``position`` (its Elo rank, ties shared) and ``newest_version`` (its newest ready version)."""
+    field, descending = SORTS.get(sort, SORTS["elo"])
+    descending = descending != reverse
+    newest = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY).order_by("-number")
+    order = F(field).desc(nulls_last=True) if descending else F(field).asc(nulls_last=True)
     return (
         Bot.objects.filter(game=game, is_active=True, rating__isnull=False)
         .select_related("owner", "rating")
-        .order_by("-rating__elo", "id")
+        .annotate(
+            position=Window(Rank(), order_by=F("rating__elo").desc()),
+            newest_version=Subquery(newest.values("number")[:1]),
+        )
+        .order_by(order, "-rating__elo", "id")
+    )
+
+
+@dataclass
+class BoardRow:
+    """One leaderboard line, the same for the page and the API."""
+
+    position: int
+    bot: Bot
+    rating: Rating
+    provisional: bool
+    low: float
+    high: float
+
+    @property
+    def paused(self) -> bool:
+        return self.bot.paused_at is not None
+
+    @property
+    def win_percent(self) -> float | None:
+        return 100.0 * self.rating.wins / self.rating.games if self.rating.games else None
+
+
+def board_rows(bots: Any) -> list[BoardRow]:
+    """Rows for bots from ``leaderboard`` (a page of them, or all)."""
+    rows = []
+    for bot in bots:
+        rating = bot.rating
+        low, high = ratings.interval(rating.elo, rating.variance)
+        # Provisional while few games since the newest version, and also once a newer version is ready but has
+        # not played yet (its first rated match will reset the count).
+        provisional = rating.provisional or (bot.newest_version or 0) > rating.version
+        rows.append(BoardRow(bot.position, bot, rating, provisional, low, high))
+    return rows
+
+
+class Change(NamedTuple):
+    match_id: int
+    before: float
+    after: float
+    variance: float
+    created: datetime
+
+
+def rating_history(bot: Bot) -> list[Change]:
+    """Every rating change of ``bot``, oldest first: one query, plain tuples (a busy bot has thousands)."""
+    rows = RatingChange.objects.filter(bot=bot).order_by("id")
+    return [Change(*row) for row in rows.values_list("match_id", "before", "after", "variance", "created")]
+
+
+@dataclass
+class HeadToHead:
+    opponent_id: int
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    last_match: datetime | None
+
+    @property
+    def score_percent(self) -> float:
+        """Pair points per game (win 1, draw ½), as a percentage: the Elo sense of a result."""
+        return 100.0 * (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+def head_to_head(bot: Bot) -> list[HeadToHead]:
+    """``bot``'s results against each opponent it has met in finished matches, by pairs of seats (most met first).
+
+    In a multiplayer match every other seat is one opponent: a better rank is a win against it, an equal rank a
+    draw. One query, written to start from ``bot``'s own seats (its version, then its seats, then the other seats of
+    those matches), which both PostgreSQL and SQLite then follow by index; the pair of ``bot`` with itself comes
+    back too and is dropped here."""
+    theirs = "match__seats__"
+    rows = (
+        Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED)
+        .values(
+            opponent=F(theirs + "bot_version__bot_id"),
+            opponent_name=F(theirs + "bot_version__bot__name"),
+            opponent_owner=F(theirs + "bot_version__bot__owner__username"),
+        )
+        .annotate(
+            games=Count("id"),
+            wins=Count("id", filter=Q(rank__lt=F(theirs + "rank"))),
+            draws=Count("id", filter=Q(rank=F(theirs + "rank"))),
+            losses=Count("id", filter=Q(rank__gt=F(theirs + "rank"))),
+            last_match=Max("match__finished_at"),
+        )
+        .order_by("-games", "opponent")
+    )
+    return [
+        HeadToHead(
+            opponent_id=row["opponent"],
+            name=f"{row['opponent_owner']}/{row['opponent_name']}",
+            games=row["games"],
+            wins=row["wins"],
+            draws=row["draws"],
+            losses=row["losses"],
+            last_match=row["last_match"],
+        )
+        for row in rows
+        if row["opponent"] != bot.pk
+    ]
+
+
+def fault_counts(bot: Bot) -> list[tuple[str, str, int]]:
+    """(cause, its description, count) of ``bot``'s faults in finished matches, most frequent first."""
+    labels = dict(Seat.Fault.choices)
+    rows = (
+        Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED)
+        .exclude(fault="")
+        .values_list("fault")
+        .annotate(n=Count("id"))
+        .order_by("-n", "fault")
+    )
+    return [(cause, labels.get(cause, cause), n) for cause, n in rows]
+
+
+def versions_with_games(bot: Bot) -> QuerySet[BotVersion]:
+    """``bot``'s versions, newest first, each with ``games``: its finished matches."""
+    return (
+        BotVersion.objects.filter(bot=bot)
+        .defer("archive")
+        .annotate(games=Count("seats", filter=Q(seats__match__status=Match.Status.FINISHED)))
+        .order_by("-number")
     )

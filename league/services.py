@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import random
 import secrets
-from dataclasses import dataclass
-from datetime import timedelta
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery import current_app
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
-from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.core.exceptions import ImproperlyConfigured
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from bots.packaging import Package, PackagingError, package_upload
@@ -31,6 +34,7 @@ log = logging.getLogger(__name__)
 SYSTEM_USERNAME = "parlour"
 RUN_MATCH_TASK = "parlour.run_match"
 VALIDATE_VERSION_TASK = "parlour.validate_version"
+ADVANCE_TOURNAMENT_TASK = "parlour.advance_tournament"
 
 
 class ServiceError(Exception):
@@ -42,7 +46,8 @@ class ServiceError(Exception):
 
 
 def _enqueue(task_name: str, object_id: int) -> None:
-    transaction.on_commit(lambda: current_app.send_task(task_name, args=[object_id]))
+    # robust: a broker that is down must not undo a committed request; the sweeper sends lost messages again.
+    transaction.on_commit(lambda: current_app.send_task(task_name, args=[object_id]), robust=True)
 
 
 # ----- bots --------------------------------------------------------------------------------------------------
@@ -93,24 +98,36 @@ def _create_version(bot: Bot, package: Package) -> BotVersion:
     return version
 
 
-def do_claim_version(version_id: int) -> BotVersion | None:
-    """The version to validate, or None when it is not pending (already validated by another delivery)."""
-    return BotVersion.objects.select_related("bot").filter(pk=version_id, status=BotVersion.Status.PENDING).first()
-
-
-def do_record_validation(version_id: int, accepted: bool, log_text: str, stderr: str) -> bool:
-    """Record a validation result once; False when another delivery recorded it first."""
+def do_record_validation(
+    version_id: int, accepted: bool, log_text: str, stderr: str, claim_token: str | None = None
+) -> bool:
+    """Record a validation result once; False when another delivery recorded it first, or (with ``claim_token``)
+    when this worker's claim was taken over by another (``do_claim_version``)."""
     status = BotVersion.Status.READY if accepted else BotVersion.Status.REJECTED
+    pending = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING)
+    if claim_token is not None:
+        pending = pending.filter(claim_token=claim_token)
     with transaction.atomic():
-        updated = BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING).update(
+        updated = pending.update(
             status=status,
             validation_log=log_text,
             validation_stderr=stderr[-64 * 1024 :],
             validated=timezone.now(),
+            lease_until=None,
         )
         if updated and accepted:
-            # A new version is provisional again: its rating moves faster until it has settled.
-            Rating.objects.filter(bot__versions__pk=version_id).update(games_since_version=0)
+            # The new version replaces the older ones on the ladder. Its rating becomes provisional again when it
+            # plays its first rated match (ratings.rate_match sees the newer version number): the rating follows the
+            # match history alone, so that recompute_ratings can reproduce it.
+            version = BotVersion.objects.select_related("bot").get(pk=version_id)
+            ready = BotVersion.objects.filter(bot_id=version.bot_id, status=BotVersion.Status.READY)
+            ready.filter(number__lt=version.number).update(status=BotVersion.Status.RETIRED)
+            if ready.filter(number__gt=version.number).exists():  # validated out of order: a newer one is live
+                ready.filter(pk=version_id).update(status=BotVersion.Status.RETIRED)
+            # A new version deserves a fresh start: a pause for faults is lifted and old faults are forgiven.
+            Bot.objects.filter(pk=version.bot_id).update(
+                paused_at=None, paused_reason="", fault_window_start=timezone.now()
+            )
     return bool(updated)
 
 
@@ -188,6 +205,7 @@ def do_create_match(
     seed: int | None = None,
     options: dict[str, Any] | None = None,
     kind: str = Match.Kind.LADDER,
+    time_control: dict[str, int] | None = None,
 ) -> Match:
     """A queued match with ``versions`` in seat order; ``run_match`` is enqueued when the transaction commits."""
     spec = GAMES[game]
@@ -198,6 +216,7 @@ def do_create_match(
             options=options or {},
             engine_version=spec.version,
             seed=secrets.randbits(31) if seed is None else seed,
+            time_control=time_control or {},
         )
         Seat.objects.bulk_create(
             Seat(match=match, number=number, bot_version=version) for number, version in enumerate(versions)
@@ -206,41 +225,229 @@ def do_create_match(
     return match
 
 
-def do_claim_match(match_id: int) -> Match | None:
-    """Claim a queued match for this worker: one conditional UPDATE, so exactly one of two deliveries wins."""
-    claimed = Match.objects.filter(pk=match_id, status=Match.Status.QUEUED).update(
-        status=Match.Status.RUNNING, claimed_at=timezone.now(), attempts=F("attempts") + 1
+# ----- claims: which worker runs a match or a validation, and for how long -----------------------------------
+# A claim is a lease (docs/operations.md, Reliability): one conditional UPDATE takes a row that is waiting, or whose
+# worker's lease ran out (that worker died), and stamps it with a fresh token. The worker renews the lease while it
+# plays and records its result only under its token, so a worker presumed dead cannot overwrite the re-run.
+
+
+def _lease_until(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.MATCH_STALE_SECONDS)
+
+
+def retry_delay(attempts: int) -> float:
+    """The back-off before attempt ``attempts + 1`` after an infrastructure failure: MATCH_RETRY_SECONDS doubled per
+    attempt, capped at MATCH_RETRY_MAX_SECONDS, less up to a quarter at random so that retries spread out."""
+    delay = min(settings.MATCH_RETRY_MAX_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1))
+    return delay * random.uniform(0.75, 1.0)
+
+
+def _send_later(task_name: str, object_id: int, countdown: float) -> None:
+    if countdown <= 0:
+        _enqueue(task_name, object_id)
+    else:
+        transaction.on_commit(
+            lambda: current_app.send_task(task_name, args=[object_id], countdown=countdown), robust=True
+        )
+
+
+def _lapsed_match(now: datetime) -> Q:
+    """Running under a lease that ran out (or, claimed before leases existed, claimed longer than a lease ago)."""
+    return Q(status=Match.Status.RUNNING) & (
+        Q(lease_until__lt=now)
+        | Q(lease_until__isnull=True, claimed_at__lt=now - timedelta(seconds=settings.MATCH_STALE_SECONDS))
+    )
+
+
+def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> Match | None:
+    """Claim a match for this worker; None when there is nothing for it to do.
+
+    One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
+    lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
+    as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
+    now = timezone.now()
+    token = secrets.token_hex(16)
+    claimable = Q(status=Match.Status.QUEUED) | _lapsed_match(now)
+    if claim_token:
+        claimable |= Q(status=Match.Status.RUNNING, claim_token=claim_token)
+    claimed = Match.objects.filter(claimable, pk=match_id).update(
+        status=Match.Status.RUNNING,
+        claim_token=token,
+        claimed_by=worker[:200],
+        claimed_at=now,
+        lease_until=_lease_until(now),
+        attempts=F("attempts") + 1,
     )
     if claimed != 1:
         return None
-    return Match.objects.get(pk=match_id)
-
-
-def do_release_match(match_id: int, error: str) -> Match:
-    """An attempt failed for a reason outside the bots (infrastructure): queue it again, or fail it for good."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Match.Status.RUNNING:
-            return match
-        match.error = error[-2000:]
-        if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
-            match.status = Match.Status.FAILED
-            match.finished_at = timezone.now()
-        else:
-            match.status = Match.Status.QUEUED
-            match.claimed_at = None
-            _enqueue(RUN_MATCH_TASK, match.pk)
-        match.save(update_fields=["status", "error", "finished_at", "claimed_at"])
+    match = Match.objects.get(pk=match_id)
+    if match.attempts > settings.MATCH_MAX_ATTEMPTS:
+        last = match.error or "its worker stopped answering (killed, or its lease ran out)"
+        do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
+        return None
     return match
 
 
+def do_renew_lease(match_id: int, claim_token: str) -> bool:
+    """Extend this worker's lease on a match it is playing; False when the claim is no longer its own."""
+    return (
+        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, claim_token=claim_token).update(
+            lease_until=_lease_until(timezone.now())
+        )
+        == 1
+    )
+
+
+def do_release_match(match_id: int, error: str, claim_token: str | None = None) -> Match:
+    """An attempt failed for a reason outside the bots (infrastructure): queue the match again after a back-off
+    (``retry_delay``), or fail it for good after MATCH_MAX_ATTEMPTS. Nothing happens if the claim is not
+    ``claim_token`` any more (when given) or the match is not running."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
+            return match
+        _release(match, error)
+    return match
+
+
+def _release(match: Match, error: str) -> None:
+    """(Under the match's row lock.)"""
+    now = timezone.now()
+    match.error = error[-2000:]
+    match.claim_token, match.lease_until = "", None
+    if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
+        match.status = Match.Status.FAILED
+        match.finished_at = now
+        match.error = f"gave up after {match.attempts} attempts; the last: {match.error}"[-2000:]
+        _tournament_game_over(match)
+    else:
+        delay = retry_delay(match.attempts)
+        match.status = Match.Status.QUEUED
+        match.claimed_at = None
+        match.enqueued_at = now + timedelta(seconds=delay)
+        _send_later(RUN_MATCH_TASK, match.pk, delay)
+    match.save(
+        update_fields=["status", "error", "finished_at", "claimed_at", "claim_token", "lease_until", "enqueued_at"]
+    )
+
+
+def do_fail_match(match_id: int, reason: str, claim_token: str | None = None) -> bool:
+    """Fail a running match at once, with the reason (not retried: a bug, or attempts exhausted). False when the
+    claim is not ``claim_token`` any more (when given) or the match is not running."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
+            return False
+        match.status, match.finished_at, match.error = Match.Status.FAILED, timezone.now(), reason[-2000:]
+        match.claim_token, match.lease_until = "", None
+        match.save(update_fields=["status", "finished_at", "error", "claim_token", "lease_until"])
+        _tournament_game_over(match)
+    return True
+
+
+SWEEP_BATCH = 500
+
+
 def do_requeue_stale_matches() -> list[int]:
-    """Matches whose worker died mid-game (claimed too long ago) go back to the queue, or fail after enough tries."""
-    cutoff = timezone.now() - timedelta(seconds=settings.MATCH_STALE_SECONDS)
-    stale = list(Match.objects.filter(status=Match.Status.RUNNING, claimed_at__lt=cutoff).values_list("pk", flat=True))
-    for match_id in stale:
-        do_release_match(match_id, "the worker running this match stopped answering")
-    return stale
+    """The sweeper (Celery beat, every MATCH_SWEEP_SECONDS) puts back what dead workers and lost messages left.
+
+    - A running match whose lease ran out (its worker died: killed, out of memory, machine gone) is queued again,
+      or failed after MATCH_MAX_ATTEMPTS.
+    - A queued match whose last message is older than MATCH_RESEND_SECONDS is sent again: the broker may have lost
+      it (a Redis restarted without persistence keeps nothing). If it was not lost, the duplicate finds nothing to
+      claim. Likewise ``validate_version`` for pending versions (``do_resend_lost_validations``).
+    Returns the ids of the matches re-queued or sent again."""
+    now = timezone.now()
+    swept = []
+    for match_id in Match.objects.filter(_lapsed_match(now)).values_list("pk", flat=True)[:SWEEP_BATCH]:
+        with transaction.atomic():
+            match = Match.objects.select_for_update().filter(_lapsed_match(now), pk=match_id).first()
+            if match is not None:  # (re-checked under the lock: its worker may have just finished it)
+                who = f" ({match.claimed_by})" if match.claimed_by else ""
+                _release(match, f"the worker running this match{who} stopped answering: its lease ran out")
+                swept.append(match_id)
+    cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
+    lost = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lt=cutoff).order_by("enqueued_at")
+    for match_id in lost.values_list("pk", flat=True)[:SWEEP_BATCH]:
+        # Conditional, so two sweepers at once send one message, not two.
+        if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, enqueued_at__lt=cutoff).update(
+            enqueued_at=now
+        ):
+            _enqueue(RUN_MATCH_TASK, match_id)
+            swept.append(match_id)
+    if swept:
+        log.info("sweeper: sent %d matches again: %s", len(swept), swept[:20])
+    return swept
+
+
+def do_claim_version(version_id: int, worker: str = "", claim_token: str | None = None) -> BotVersion | None:
+    """Claim a pending version for validation (like ``do_claim_match``): None when it is validated already or another
+    live worker holds it. After MATCH_MAX_ATTEMPTS claims it is rejected, saying that the league could not run it."""
+    now = timezone.now()
+    token = secrets.token_hex(16)
+    free = Q(lease_until__isnull=True) | Q(lease_until__lt=now)
+    if claim_token:
+        free |= Q(claim_token=claim_token)
+    claimed = BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
+        claim_token=token, lease_until=_lease_until(now), attempts=F("attempts") + 1
+    )
+    if claimed != 1:
+        return None
+    version = BotVersion.objects.select_related("bot").get(pk=version_id)
+    if version.attempts > settings.MATCH_MAX_ATTEMPTS:
+        do_record_validation(
+            version_id,
+            False,
+            f"The league could not validate this version after {settings.MATCH_MAX_ATTEMPTS} attempts: its workers "
+            f"failed or stopped answering (the last: {version.validation_log or 'no answer'}). Please upload it again.",
+            version.validation_stderr,
+            claim_token=token,
+        )
+        return None
+    return version
+
+
+def do_renew_version_lease(version_id: int, claim_token: str) -> bool:
+    return (
+        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token).update(
+            lease_until=_lease_until(timezone.now())
+        )
+        == 1
+    )
+
+
+def do_release_version(version_id: int, error: str, claim_token: str) -> bool:
+    """A validation failed for the infrastructure: validate it again after a back-off (the claim beyond
+    MATCH_MAX_ATTEMPTS rejects it). False when the claim is not ``claim_token`` any more."""
+    with transaction.atomic():
+        version = BotVersion.objects.select_for_update().filter(
+            pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token
+        ).first()
+        if version is None:
+            return False
+        delay = retry_delay(version.attempts)
+        version.claim_token, version.lease_until = "", None
+        version.enqueued_at = timezone.now() + timedelta(seconds=delay)
+        version.validation_log = f"Attempt {version.attempts} failed: {error}"[-2000:]
+        version.save(update_fields=["claim_token", "lease_until", "enqueued_at", "validation_log"])
+        _send_later(VALIDATE_VERSION_TASK, version_id, delay)
+    return True
+
+
+def do_resend_lost_validations() -> list[int]:
+    """The sweeper's part for validations: a pending version whose worker died (lease ran out) or whose message is
+    older than MATCH_RESEND_SECONDS is sent again (``do_claim_version`` makes a duplicate harmless)."""
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
+    free = Q(lease_until__isnull=True) | Q(lease_until__lt=now)
+    lost = Q(lease_until__lt=now, enqueued_at__lt=F("lease_until")) | (free & Q(enqueued_at__lt=cutoff))
+    pending = BotVersion.objects.filter(lost, status=BotVersion.Status.PENDING)
+    sent = []
+    for version_id in pending.values_list("pk", flat=True)[:SWEEP_BATCH]:
+        if BotVersion.objects.filter(lost, pk=version_id, status=BotVersion.Status.PENDING).update(enqueued_at=now):
+            _enqueue(VALIDATE_VERSION_TASK, version_id)
+            sent.append(version_id)
+    return sent
 
 
 @dataclass(frozen=True)
@@ -254,15 +461,17 @@ class SeatResult:
     time_ms: int
 
 
-def do_record_match_result(match_id: int, result: dict[str, Any]) -> bool:
+def do_record_match_result(match_id: int, result: dict[str, Any], claim_token: str | None = None) -> bool:
     """Record a played match — seats, replay, rating changes — in one transaction, exactly once.
 
-    ``result`` is ``bots.runner.MatchResult.to_json()``. Returns False if the match was already recorded."""
+    ``result`` is ``bots.runner.MatchResult.to_json()``. Returns False if the match was already recorded, or (with
+    ``claim_token``) if this worker no longer holds the claim: it was presumed dead and the match is re-run."""
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Match.Status.RUNNING:
+        if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
             return False
-        seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
+        # Not the archives (up to 1 MiB a seat): recording needs the bots and version numbers only.
+        seats = list(match.seats.select_related("bot_version__bot").defer("bot_version__archive").order_by("number"))
         for seat, data in zip(seats, result["seats"], strict=True):
             fault = data.get("fault") or {}
             seat.rank, seat.score = data["rank"], data["score"]
@@ -270,81 +479,413 @@ def do_record_match_result(match_id: int, result: dict[str, Any]) -> bool:
             seat.fault_detail = fault.get("detail", "")[:2000]
             seat.stderr = (data.get("stderr") or "")[-64 * 1024 :]
             seat.moves, seat.time_ms = data.get("moves", 0), data.get("time_ms", 0)
-        Seat.objects.bulk_update(seats, ["rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms"])
+        for seat in seats:  # a handful of rows: plain UPDATEs are cheaper than bulk_update's CASE expressions
+            seat.save(update_fields=["rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms"])
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         match.wall_ms = result.get("wall_ms")
         match.replay_data = Match.pack_replay(result["replay"])
         match.error = ""
+        if changes_ratings(match) and distinct_bots(seats):
+            _apply_ratings(match, seats)  # may move finished_at forward: see there
         match.save(update_fields=["status", "finished_at", "wall_ms", "replay_data", "error"])
-        if match.kind == Match.Kind.LADDER:
-            _apply_ratings(match, seats)
+        faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
+        for bot_id in sorted(faulted):
+            _pause_if_faulty(bot_id)
+        _tournament_game_over(match)
     return True
+
+
+def _tournament_game_over(match: Match) -> None:
+    """A tournament game is finalized: its round may be complete (league/tournaments.py advances it, idempotently)."""
+    if match.round_id is not None:
+        _enqueue(ADVANCE_TOURNAMENT_TASK, match.round.tournament_id)
+
+
+# Which finished matches change ratings. The record path asks ``changes_ratings``; ``recompute_ratings`` replays
+# the matches ``rated_matches`` selects. The two must always agree: extend both together (e.g. rated tournaments).
+def changes_ratings(match: Match) -> bool:
+    if match.kind == Match.Kind.TOURNAMENT:  # a tournament's ``rated`` setting decides (docs/tournaments.md)
+        return match.round_id is not None and match.round.tournament.rated
+    return match.kind == Match.Kind.LADDER
+
+
+def rated_matches() -> Q:
+    return Q(kind=Match.Kind.LADDER) | Q(kind=Match.Kind.TOURNAMENT, round__tournament__rated=True)
+
+
+def distinct_bots(seats: list[Seat]) -> bool:
+    """The same bot twice at one table says nothing about its strength: such a match is not rated."""
+    bots = [seat.bot_version.bot_id for seat in seats]
+    return len(set(bots)) == len(bots)
 
 
 def _apply_ratings(match: Match, seats: list[Seat]) -> None:
     bots = [seat.bot_version.bot for seat in seats]
-    if len({bot.pk for bot in bots}) != len(bots):
-        return  # the same bot twice at one table says nothing about its strength
     # Lock in a fixed order so two matches finishing at once never deadlock; the second waits and sees the first.
     locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot__in=bots).order_by("bot_id")}
     table = [locked.get(bot.pk) or Rating.objects.create(bot=bot) for bot in bots]
-    deltas = ratings.elo_deltas(
-        [rating.elo for rating in table],
-        [seat.rank for seat in seats],
-        [ratings.k_factor(rating.games_since_version) for rating in table],
+    # The history's order is the order of finished_at (recompute_ratings replays it so). Under the locks, make it
+    # later than every one of these bots' previous rated matches, whatever the clocks of the worker machines say:
+    # then the replay meets each bot's matches in the order their ratings were applied here.
+    latest = max((rating.last_match_at for rating in table if rating.last_match_at), default=None)
+    if latest is not None and match.finished_at <= latest:
+        match.finished_at = latest + timedelta(microseconds=1)
+    after = ratings.rate_match(
+        [rating.state for rating in table],
+        [ratings.SeatResult(rank=seat.rank, version=seat.bot_version.number) for seat in seats],
     )
-    for seat, rating, delta in zip(seats, table, deltas, strict=True):
-        RatingChange.objects.create(match=match, bot=rating.bot, before=rating.elo, after=rating.elo + delta)
-        rating.elo += delta
-        rating.games += 1
-        rating.games_since_version += 1
-        rating.wins += 1 if seat.rank == 1 else 0
-        rating.save(update_fields=["elo", "games", "games_since_version", "wins", "updated"])
+    RatingChange.objects.bulk_create(
+        RatingChange(match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance)
+        for rating, state in zip(table, after, strict=True)
+    )
+    for rating, state in zip(table, after, strict=True):
+        rating.set_state(state)
+        rating.last_match_at = match.finished_at
+        rating.save(update_fields=[*Rating.STATE_FIELDS, "last_match_at", "updated"])
+
+
+def _pause_if_faulty(bot_id: int) -> None:
+    """Pause a bot that faulted in more than LADDER_FAULT_LIMIT of its last LADDER_FAULT_WINDOW matches."""
+    bot = Bot.objects.get(pk=bot_id)
+    if bot.paused_at is not None:
+        return
+    seats = Seat.objects.filter(bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED)
+    if bot.fault_window_start is not None:
+        seats = seats.filter(match__finished_at__gte=bot.fault_window_start)
+    window = list(
+        seats.order_by("-match__finished_at", "-match_id").values_list("fault", "fault_detail", "match_id")[
+            : settings.LADDER_FAULT_WINDOW
+        ]
+    )
+    faults = [(cause, detail, match_id) for cause, detail, match_id in window if cause]
+    if len(faults) <= settings.LADDER_FAULT_LIMIT:
+        return
+    causes = Counter(cause for cause, _detail, _match in faults)
+    labels = dict(Seat.Fault.choices)
+    summary = ", ".join(f"{labels.get(cause, cause)}: {count}" for cause, count in causes.most_common())
+    cause, detail, match_id = faults[0]
+    reason = (
+        f"Paused automatically: it faulted in {len(faults)} of its last {len(window)} matches ({summary}); more than "
+        f"{settings.LADDER_FAULT_LIMIT} in {settings.LADDER_FAULT_WINDOW} pauses a bot. The latest, in match "
+        f"{match_id}: {labels.get(cause, cause)} — {detail[:300] or 'no detail'}. Upload a fixed version (it is "
+        "scheduled as soon as it passes validation) or resume the bot from its page."
+    )
+    Bot.objects.filter(pk=bot_id, paused_at__isnull=True).update(paused_at=timezone.now(), paused_reason=reason)
+    log.info("bot %s paused: %s", bot_id, reason)
+
+
+def do_resume_bot(bot: Bot, user: AbstractBaseUser) -> Bot:
+    """Its owner puts a paused or disabled bot back on the ladder; its earlier faults are forgiven."""
+    _check_owner(bot, user)
+    Bot.objects.filter(pk=bot.pk).update(
+        is_active=True, paused_at=None, paused_reason="", fault_window_start=timezone.now()
+    )
+    bot.refresh_from_db()
+    return bot
+
+
+def do_disable_bot(bot: Bot, user: AbstractBaseUser) -> Bot:
+    """Its owner takes a bot off the ladder (it keeps its rating and history; matches already queued still run)."""
+    _check_owner(bot, user)
+    Bot.objects.filter(pk=bot.pk).update(is_active=False)
+    bot.refresh_from_db()
+    return bot
+
+
+def _check_owner(bot: Bot, user: AbstractBaseUser) -> None:
+    if not user.is_authenticated or bot.owner_id != user.pk:
+        raise ServiceError("only the bot's owner can do that", code="forbidden", status=403)
 
 
 # ----- the ladder --------------------------------------------------------------------------------------------
 
+IN_FLIGHT = (Match.Status.QUEUED, Match.Status.RUNNING)
 
-def do_schedule_ladder(rng: random.Random | None = None) -> list[Match]:
-    """Top up every game's ladder queue with new matches between ready bots (Celery beat calls this)."""
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """One game's ladder settings (``settings.LADDER_GAMES``, documented in docs/ratings.md), checked."""
+
+    game: str
+    table_sizes: tuple[int, ...]
+    games_per_hour: int
+    max_in_flight: int
+    time_control: dict[str, int]
+    matchmaking: str
+    enabled: bool
+
+    def policy(self, max_in_flight: int | None = None) -> pairing.Policy:
+        return pairing.Policy(
+            table_sizes=self.table_sizes,
+            uncertainty=self.matchmaking == "uncertainty",
+            max_in_flight=max_in_flight or self.max_in_flight,
+            starve_seconds=settings.LADDER_STARVE_SECONDS,
+        )
+
+
+def ladder_config(game_id: str) -> LadderConfig:
+    game = GAMES[game_id]
+    entry = settings.LADDER_GAMES.get(game_id, {})
+    allowed = range(game.min_players, game.max_players + 1)
+    sizes = tuple(sorted(set(entry.get("table_sizes") or allowed)))
+    if not all(isinstance(size, int) and size in allowed for size in sizes):
+        raise ImproperlyConfigured(
+            f"LADDER_GAMES[{game_id!r}]['table_sizes'] = {list(sizes)}: {game.title} is played by "
+            f"{game.min_players} to {game.max_players} players"
+        )
+    time_control = dict(entry.get("time_control") or {})
+    if set(time_control) - {"move_ms", "bank_ms"} or not all(
+        isinstance(value, int) and value > 0 for value in time_control.values()
+    ):
+        raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}]['time_control'] takes positive move_ms and bank_ms")
+    matchmaking = entry.get("matchmaking", "uncertainty")
+    if matchmaking not in {"uncertainty", "random"}:
+        raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}]['matchmaking'] is 'uncertainty' or 'random'")
+    numbers = {"games_per_hour": entry.get("games_per_hour", 3600), "max_in_flight": entry.get("max_in_flight", 2)}
+    for key, value in numbers.items():
+        if not isinstance(value, int) or value < (0 if key == "games_per_hour" else 1):
+            raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}][{key!r}] must be a whole number, not {value!r}")
+    return LadderConfig(
+        game=game_id,
+        table_sizes=sizes,
+        time_control=time_control,
+        matchmaking=matchmaking,
+        enabled=bool(entry.get("enabled", True)),
+        **numbers,
+    )
+
+
+def do_schedule_ladder(rng: random.Random | None = None, games: list[str] | None = None) -> list[Match]:
+    """Top up the games' ladder queues with new matches between ready bots (Celery beat calls this).
+
+    Bounds: at most LADDER_WORKER_CAPACITY ladder matches queued or running over all games, LADDER_QUEUE_DEPTH per
+    game, and each game's ``games_per_hour``. Free capacity is shared out one match per game in turn, starting
+    from a random game, so one busy game cannot crowd out the others."""
     rng = rng or random.Random()
+    now = timezone.now()
+    configs = [config for config in (ladder_config(game_id) for game_id in games or GAMES) if config.enabled]
+    ladder = Match.objects.filter(kind=Match.Kind.LADDER)
+    in_flight = dict(
+        ladder.filter(status__in=IN_FLIGHT).values_list("game").annotate(n=Count("id")).values_list("game", "n")
+    )
+    last_hour = dict(
+        ladder.filter(created__gte=now - timedelta(hours=1), game__in=[config.game for config in configs])
+        .values_list("game")
+        .annotate(n=Count("id"))
+        .values_list("game", "n")
+    )
+    # A game without enough bots for a table gets no share of the capacity.
+    playable = dict(
+        _ladder_bots([config.game for config in configs])
+        .values_list("game")
+        .annotate(n=Count("id"))
+        .values_list("game", "n")
+    )
+    configs = [config for config in configs if playable.get(config.game, 0) >= min(config.table_sizes)]
+    free = settings.LADDER_WORKER_CAPACITY - sum(in_flight.values())
+    wants = {
+        config.game: max(
+            0,
+            min(
+                settings.LADDER_QUEUE_DEPTH - in_flight.get(config.game, 0),
+                config.games_per_hour - last_hour.get(config.game, 0),
+            ),
+        )
+        for config in configs
+    }
+    rng.shuffle(configs)
+    shares = dict.fromkeys(wants, 0)
+    while free > 0 and any(shares[game] < wants[game] for game in wants):
+        for config in configs:
+            if free > 0 and shares[config.game] < wants[config.game]:
+                shares[config.game] += 1
+                free -= 1
     created = []
-    for game_id in GAMES:
-        game = GAMES[game_id]
-        waiting = Match.objects.filter(
-            game=game_id, kind=Match.Kind.LADDER, status__in=[Match.Status.QUEUED, Match.Status.RUNNING]
-        ).count()
-        candidates = _ladder_candidates(game_id)
-        by_id = {candidate.bot_id: candidate for candidate in candidates}
-        for _ in range(max(0, settings.LADDER_QUEUE_DEPTH - waiting)):
-            table = pairing.pick_table(candidates, game.min_players, game.max_players, rng)
-            if table is None:
-                break
-            created.append(do_create_match(game_id, [by_id[bot_id].version for bot_id in table]))
-            for bot_id in table:
-                by_id[bot_id].games += 1  # so the next table of this round prefers someone else
+    for config in configs:
+        if shares[config.game]:
+            created += _schedule_game(config, shares[config.game], rng, now)
     return created
 
 
-def _ladder_candidates(game_id: str) -> list[pairing.Candidate]:
-    candidates = []
-    bots = (
-        Bot.objects.filter(game=game_id, is_active=True, versions__status=BotVersion.Status.READY)
-        .filter(Q(owner__is_active=True) | Q(is_builtin=True))
-        .select_related("rating", "owner")
-        .distinct()
-    )
-    for bot in bots:
-        version = bot.current_version()
-        if version is not None:
+def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: datetime) -> list[Match]:
+    with transaction.atomic():
+        # Locking the game's candidates serialises two schedulers (a duplicated beat): the second one waits and
+        # then counts the first one's matches, so neither the queue bound nor a bot's in-flight cap is exceeded.
+        eligible = _ladder_bots([config.game]).select_related("rating").select_for_update(of=("self",))
+        bots = {bot.pk: bot for bot in eligible.order_by("id")}
+        if not bots:
+            return []
+        versions: dict[int, BotVersion] = {}
+        ready = BotVersion.objects.filter(bot_id__in=bots, status=BotVersion.Status.READY)
+        # Never the archives (up to 1 MiB each): a seat needs the version's id, the rating its number.
+        for version in ready.only("id", "bot_id", "number").order_by("bot_id", "-number"):
+            versions.setdefault(version.bot_id, version)
+        # From the (few) matches in flight to their seats: an index on each side, whatever the history's size.
+        in_flight = Match.objects.filter(kind=Match.Kind.LADDER, status__in=IN_FLIGHT, game=config.game)
+        busy = dict(
+            Seat.objects.filter(match__in=in_flight.values("pk"))
+            .values_list("bot_version__bot_id")
+            .annotate(n=Count("match_id", distinct=True))
+            .values_list("bot_version__bot_id", "n")
+        )
+        candidates = []
+        for bot_id, version in versions.items():
+            bot = bots[bot_id]
             rating = getattr(bot, "rating", None)
+            state = rating.state if rating else ratings.BotRating()
+            since = bot.last_scheduled or bot.created
             candidates.append(
                 pairing.Candidate(
-                    bot_id=bot.pk,
+                    bot_id=bot_id,
                     version=version,
-                    elo=rating.elo if rating else ratings.INITIAL_ELO,
-                    games=rating.games if rating else 0,
+                    elo=state.elo,
+                    games=state.games,
+                    sigma=state.sigma,
+                    seats={size: list(counts) for size, counts in (bot.ladder_seats or {}).items()},
+                    in_flight=busy.get(bot_id, 0),
+                    idle_seconds=max(0.0, (now - since).total_seconds()),
                 )
             )
-    return candidates
+        if not candidates:
+            return []
+        # Nobody holds more than a fair share of the seats in flight; in a small league that share is larger.
+        seats_in_flight = (sum(busy.values()) + count * max(config.table_sizes)) / len(candidates)
+        policy = config.policy(max_in_flight=max(config.max_in_flight, math.ceil(seats_in_flight)))
+        tables = pairing.plan_tables(candidates, count, policy, rng)
+        created = [
+            do_create_match(config.game, [c.version for c in table], time_control=config.time_control or None)
+            for table in tables
+        ]
+        seated = {candidate.bot_id: candidate for table in tables for candidate in table}
+        for bot_id, candidate in seated.items():
+            bots[bot_id].ladder_seats = candidate.seats
+            bots[bot_id].last_scheduled = now
+        Bot.objects.bulk_update([bots[bot_id] for bot_id in seated], ["ladder_seats", "last_scheduled"])
+    return created
+
+
+def _ladder_bots(games: list[str]) -> QuerySet[Bot]:
+    """The bots the ladder may schedule: on the ladder, not paused, with a ready version and a live owner."""
+    return (
+        Bot.objects.filter(game__in=games, is_active=True, paused_at__isnull=True)
+        .filter(Q(owner__is_active=True) | Q(is_builtin=True))
+        .filter(Exists(BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY)))
+    )
+
+
+# ----- recomputing ratings -----------------------------------------------------------------------------------
+
+
+@dataclass
+class RecomputeReport:
+    game: str
+    matches: int = 0
+    bots: int = 0
+    changes: int = 0
+    differences: list[str] = field(default_factory=list)
+    repaired: int = 0
+
+
+def replay_ratings(game_id: str) -> tuple[dict[int, ratings.BotRating], dict[int, datetime], dict, int]:
+    """Every bot's rating from the game's match history alone: finished ladder matches in finish order.
+
+    Returns (ratings by bot, last rated match time by bot, {(match, bot): (before, after, variance)}, matches)."""
+    states: dict[int, ratings.BotRating] = {}
+    last: dict[int, datetime] = {}
+    changes: dict[tuple[int, int], tuple[float, float, float]] = {}
+    matches = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED)
+    seats = (
+        Seat.objects.filter(match__in=matches)
+        .order_by("match__finished_at", "match_id", "number")
+        .values_list("match_id", "bot_version__bot_id", "bot_version__number", "rank", "match__finished_at")
+    )
+    matches = 0
+
+    def rate(table: list[tuple[int, int, int, int, datetime]]) -> None:
+        nonlocal matches
+        bots = [bot_id for _match, bot_id, _number, _rank, _at in table]
+        if len(set(bots)) != len(bots):
+            return
+        before = [states.get(bot_id, ratings.BotRating()) for bot_id in bots]
+        after = ratings.rate_match(before, [ratings.SeatResult(rank=rank, version=n) for _m, _b, n, rank, _a in table])
+        for (match_id, bot_id, _number, _rank, finished_at), old, new in zip(table, before, after, strict=True):
+            states[bot_id] = new
+            last[bot_id] = finished_at
+            changes[(match_id, bot_id)] = (old.elo, new.elo, new.variance)
+        matches += 1
+
+    table: list[tuple[int, int, int, int, datetime]] = []
+    for row in seats.iterator(chunk_size=10_000):
+        if table and row[0] != table[0][0]:
+            rate(table)
+            table = []
+        table.append(row)
+    if table:
+        rate(table)
+    return states, last, changes, matches
+
+
+def do_recompute_ratings(games: list[str] | None = None, repair: bool = False) -> list[RecomputeReport]:
+    """Replay each game's match history through ``ratings.rate_match`` and compare with what is stored, exactly.
+
+    Every ``Rating`` and every ``RatingChange`` must equal the replay's, bit for bit. With ``repair``, ratings that
+    differ are overwritten with the replay's (``RatingChange`` rows are history and are never edited)."""
+    reports = []
+    for game_id in games or list(GAMES):
+        report = RecomputeReport(game=game_id)
+        outermost = not connection.in_atomic_block
+        with transaction.atomic():
+            if repair:  # nobody records a match of this game while we compare and write
+                stored = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot__game=game_id)}
+            else:
+                if outermost:
+                    _snapshot()
+                stored = {r.bot_id: r for r in Rating.objects.filter(bot__game=game_id)}
+            states, last, expected, report.matches = replay_ratings(game_id)
+            recorded = {
+                (match_id, bot_id): (before, after, variance)
+                for match_id, bot_id, before, after, variance in RatingChange.objects.filter(
+                    match__game=game_id
+                ).values_list("match_id", "bot_id", "before", "after", "variance")
+            }
+            report.changes = len(recorded)
+            differences = report.differences
+            for key in sorted(expected.keys() | recorded.keys()):
+                want, have = expected.get(key), recorded.get(key)
+                if want != have:
+                    what = "missing" if have is None else "unexpected" if want is None else f"{have} != replay {want}"
+                    differences.append(f"match {key[0]} bot {key[1]}: rating change {what}")
+            bot_ids = sorted(set(stored) | set(states))
+            report.bots = len(bot_ids)
+            for bot_id in bot_ids:
+                want_state, rating = states.get(bot_id, ratings.BotRating()), stored.get(bot_id)
+                have_state = rating.state if rating else None
+                want_last, have_last = last.get(bot_id), rating.last_match_at if rating else None
+                if have_state == want_state and want_last == have_last:
+                    continue
+                if have_state is None:
+                    differences.append(f"bot {bot_id}: no stored rating; the replay has {want_state}")
+                    continue
+                fields = [
+                    f"{name} {getattr(have_state, name)!r} != replay {getattr(want_state, name)!r}"
+                    for name in Rating.STATE_FIELDS
+                    if getattr(have_state, name) != getattr(want_state, name)
+                ]
+                if want_last != have_last:
+                    fields.append(f"last_match_at {have_last} != replay {want_last}")
+                differences.append(f"bot {bot_id}: " + "; ".join(fields))
+                if repair and rating is not None:
+                    rating.set_state(want_state)
+                    rating.last_match_at = want_last
+                    rating.save()
+                    report.repaired += 1
+        reports.append(report)
+    return reports
+
+
+def _snapshot() -> None:
+    """Read the whole comparison from one snapshot while matches keep being recorded (SQLite's is one anyway)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")

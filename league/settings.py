@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import sys
 from pathlib import Path
@@ -141,9 +142,12 @@ REST_FRAMEWORK = {
 # ----- Celery ------------------------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 BROKER_DIR = VAR_DIR / "broker"
+# Redis hands an unacknowledged message (acks_late) to another worker after this long. Every time limit, lease and
+# back-off below is shorter, so a live task is never delivered twice while it runs (docs/operations.md).
+BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600)
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
 else:
     # The embedded default: a broker that needs no server (kombu's filesystem transport).
     CELERY_BROKER_URL = "filesystem://"
@@ -160,23 +164,99 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 1800)
-CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - 60
+CELERY_TASK_SOFT_TIME_LIMIT = CELERY_TASK_TIME_LIMIT - max(1, min(60, CELERY_TASK_TIME_LIMIT // 10))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker outlives a broker outage: it reconnects for as long as it takes, and the matches it is playing go on (their
+# claims in the database, not the broker's messages, decide who records them).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 
 # ----- The league --------------------------------------------------------------------------------------------
 # How often the ladder scheduler runs, and how many ladder matches it keeps queued per game.
 LADDER_INTERVAL_SECONDS = env_int("LADDER_INTERVAL_SECONDS", 10)
 LADDER_QUEUE_DEPTH = env_int("LADDER_QUEUE_DEPTH", 2)
 LADDER_ENABLED = env_bool("LADDER_ENABLED", True)
+# What the workers can run at once: the scheduler keeps at most this many ladder matches queued or running, over
+# all games together (so the queue never outgrows the workers and a new upload's first games start soon).
+LADDER_WORKER_CAPACITY = env_int("LADDER_WORKER_CAPACITY", 16)
+# A bot that has waited this long for a ladder match goes before everyone who has not (nobody starves).
+LADDER_STARVE_SECONDS = env_int("LADDER_STARVE_SECONDS", 300)
+# A bot with more than LADDER_FAULT_LIMIT faults in its last LADDER_FAULT_WINDOW matches is paused (10% of 50).
+LADDER_FAULT_WINDOW = env_int("LADDER_FAULT_WINDOW", 50)
+LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
+# Per-game ladder settings (docs/ratings.md). Keys, all optional:
+#   table_sizes     player counts the ladder seats, chosen at random per match (default: all the game allows)
+#   games_per_hour  at most this many ladder matches of the game are created in any hour
+#   max_in_flight   at most this many queued or running ladder matches per bot
+#   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
+#   matchmaking     "uncertainty" (the default) or "random"
+#   enabled         false takes the game off the ladder
+# The environment variable LADDER_GAMES (JSON, the same shape) is merged over these, game by game.
+LADDER_GAMES: dict[str, dict] = {
+    "love_letter": {"table_sizes": [2, 3, 4], "games_per_hour": 1200},
+    "high_society": {"games_per_hour": 600},
+    "ranczo": {"games_per_hour": 600},
+    "ten": {"games_per_hour": 600},
+    "barbarossa": {"games_per_hour": 300},
+}
+_LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
+
+
+def _ladder_games_from_env() -> dict[str, dict]:
+    raw = env_str("LADDER_GAMES")
+    if raw is None:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as error:
+        raise ConfigError(f"LADDER_GAMES must be JSON: {error}") from None
+    if not isinstance(value, dict) or not all(isinstance(entry, dict) for entry in value.values()):
+        raise ConfigError('LADDER_GAMES must be a JSON object of objects, e.g. {"love_letter": {"table_sizes": [2]}}')
+    for game_id, entry in value.items():
+        if unknown := set(entry) - _LADDER_GAME_KEYS:
+            raise ConfigError(
+                f"LADDER_GAMES[{game_id!r}]: unknown keys {sorted(unknown)}; known: {sorted(_LADDER_GAME_KEYS)}"
+            )
+    return value
+
+
+for _game_id, _entry in _ladder_games_from_env().items():
+    LADDER_GAMES[_game_id] = {**LADDER_GAMES.get(_game_id, {}), **_entry}
 # The sandbox backend for bots: "bwrap" (real isolation) or "none" (local development only, and only with
 # ALLOW_UNSANDBOXED_BOTS=true: workers refuse it otherwise).
 BOT_SANDBOX = env_str("BOT_SANDBOX", "bwrap")
 if BOT_SANDBOX not in {"bwrap", "none"}:
     raise ConfigError(f"BOT_SANDBOX must be bwrap or none, not {BOT_SANDBOX!r}")
 ALLOW_UNSANDBOXED_BOTS = env_bool("ALLOW_UNSANDBOXED_BOTS", False)
-# A match claimed longer ago than this is considered abandoned by a dead worker and re-queued.
-MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", CELERY_TASK_TIME_LIMIT + 60)
+# Reliability (docs/operations.md). A worker's claim on a match (or a validation) is a lease of MATCH_STALE_SECONDS,
+# renewed every quarter of it while the worker plays; a lease that runs out means the worker died, and the match may
+# be claimed again. Every claim is an attempt: after MATCH_MAX_ATTEMPTS the match fails, with the reason.
+MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 90)
+MATCH_HEARTBEAT_SECONDS = MATCH_STALE_SECONDS / 4
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3)
+# The sweeper (Celery beat) runs this often: it re-queues matches whose lease ran out, and sends run_match again for
+# a match still queued MATCH_RESEND_SECONDS after its last message (the broker lost it; a duplicate is harmless).
+MATCH_SWEEP_SECONDS = env_int("MATCH_SWEEP_SECONDS", 30)
+MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 300)
+# An attempt that failed for the infrastructure is tried again after MATCH_RETRY_SECONDS · 2^(attempt - 1), at most
+# MATCH_RETRY_MAX_SECONDS (and a little less, at random, so that retries do not arrive together).
+MATCH_RETRY_SECONDS = env_int("MATCH_RETRY_SECONDS", 10)
+MATCH_RETRY_MAX_SECONDS = env_int("MATCH_RETRY_MAX_SECONDS", 600)
+for _name, _value in [
+    ("CELERY_TASK_TIME_LIMIT", CELERY_TASK_TIME_LIMIT),
+    ("MATCH_STALE_SECONDS", MATCH_STALE_SECONDS),
+    ("MATCH_RETRY_MAX_SECONDS", MATCH_RETRY_MAX_SECONDS),
+]:
+    # Longer than the visibility timeout, Redis would hand a running task (or a retry waiting for its time) to a
+    # second worker: harmless thanks to the claims, but every such duplicate is wasted work.
+    if not 0 < _value < BROKER_VISIBILITY_TIMEOUT:
+        raise ConfigError(f"{_name} ({_value} s) must be positive and below CELERY_VISIBILITY_TIMEOUT")
+if MATCH_MAX_ATTEMPTS < 1 or MATCH_SWEEP_SECONDS < 1 or MATCH_RESEND_SECONDS < 1 or MATCH_RETRY_SECONDS < 0:
+    raise ConfigError("MATCH_MAX_ATTEMPTS, _SWEEP_SECONDS and _RESEND_SECONDS must be at least 1, _RETRY_SECONDS 0")
+# Challenges and version tests (docs/challenges.md): unrated games an owner asks for, at most this many per
+# challenge and this many per user in any hour (more is refused with 429 and the time to retry).
+CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)
+CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
 
 LOGGING = {
     "version": 1,

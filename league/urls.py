@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from league import views
+from league import views, views_authors, views_tournaments
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,7 +12,16 @@ urlpatterns = [
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<int:pk>/", views.bot_page, name="bot"),
     path("bots/<int:pk>/versions/", views.bot_version_new, name="bot-version-new"),
+    path("bots/<int:pk>/ladder/", views.bot_ladder, name="bot-ladder"),
     path("matches/<int:pk>/", views.match_page, name="match"),
+    path("first-bot/", views_authors.first_bot, name="first-bot"),
+    path("games/<str:game>/reference/", views_authors.game_reference, name="game-reference"),
+    path("games/<str:game>/starter.zip", views_authors.starter_zip, name="starter-kit"),
+    path("challenges/", views_authors.challenge_list, name="challenges"),
+    path("challenges/<int:pk>/", views_authors.challenge_page, name="challenge"),
+    path("bots/<int:pk>/challenge/", views_authors.challenge_new, name="challenge-new"),
+    path("tournaments/", views_tournaments.tournament_list, name="tournaments"),
+    path("tournaments/<int:pk>/", views_tournaments.tournament_page, name="tournament"),
     path("account/signup/", views.signup, name="signup"),
     path("account/login/", auth_views.LoginView.as_view(), name="login"),
     path("account/logout/", auth_views.LogoutView.as_view(), name="logout"),

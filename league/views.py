@@ -2,29 +2,53 @@
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import services
+from league import ratings, services
 from league.forms import BotUploadForm, TokenForm, VersionUploadForm
-from league.models import Bot, Match, Seat
-from league.queries import leaderboard
+from league.models import Bot, BotVersion, Match, Seat
+from league.queries import (
+    SORTS,
+    BoardRow,
+    board_rows,
+    fault_counts,
+    head_to_head,
+    leaderboard,
+    rating_history,
+    versions_with_games,
+)
 
 RECENT = 20
+HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
+
+
+# A match list shows who sat where, never their code (an archive is up to 1 MiB a seat).
+_NOT_SHOWN = ("bot_version__archive", "bot_version__validation_log", "bot_version__validation_stderr")
 
 
 def _matches():
     return Match.objects.prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("bot_version__bot__owner").order_by("number"))
+        Prefetch(
+            "seats",
+            queryset=Seat.objects.select_related("bot_version__bot__owner").defer(*_NOT_SHOWN).order_by("number"),
+        )
     ).order_by("-created", "-id")
 
 
@@ -34,24 +58,197 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "league/home.html", {"boards": boards, "recent": recent})
 
 
+BOARD_PAGE_SIZE = 100
+# Leaderboard columns: (sort key or None, heading, numeric).
+BOARD_COLUMNS = [
+    ("name", "Bot", False),
+    ("elo", "Elo", True),
+    ("interval", "95% interval", True),
+    ("games", "Games", True),
+    ("wins", "W / L / D", True),
+    (None, "Win %", True),
+    ("last", "Last match", False),
+    (None, "Trend", False),
+]
+
+
 def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
+    """The ladder of one game, sortable by its column headings (plain links: no JavaScript needed)."""
     if game not in GAMES:
         raise Http404("no such game")
-    return render(request, "league/leaderboard.html", {"game": GAMES[game], "bots": leaderboard(game)})
+    sort = request.GET.get("sort", "elo")
+    sort = sort if sort in SORTS else "elo"
+    reverse = request.GET.get("order") == "reverse"
+    page = Paginator(leaderboard(game, sort, reverse), BOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = [_board_line(row) for row in board_rows(page.object_list)]
+    columns = []
+    for key, heading, numeric in BOARD_COLUMNS:
+        current = key == sort
+        query = {"sort": key, **({"order": "reverse"} if current and not reverse else {})}
+        columns.append(
+            {
+                "heading": heading,
+                "numeric": numeric,
+                "url": f"?{urlencode(query)}" if key else None,
+                "current": current,
+                "descending": key is not None and SORTS[key][1] != reverse,
+            }
+        )
+    context = {
+        "game": GAMES[game],
+        "rows": rows,
+        "page": page,
+        "columns": columns,
+        "sort_query": urlencode({"sort": sort, **({"order": "reverse"} if reverse else {})}),
+        "provisional_games": ratings.PROVISIONAL_GAMES,
+    }
+    return render(request, "league/leaderboard.html", context)
+
+
+def _board_line(row: BoardRow) -> dict[str, Any]:
+    """One leaderboard line, formatted here: a page of 100 rows renders several times faster without filters."""
+    rating, now = row.rating, timezone.now()
+    return {
+        "position": row.position,
+        "bot": row.bot,
+        "provisional": row.provisional,
+        "paused": row.paused,
+        "elo": f"{rating.elo:.0f}",
+        "interval": f"{row.low:.0f}\u2013{row.high:.0f}",
+        "sigma": f"{rating.sigma:.0f}",
+        "games": rating.games,
+        "wld": f"{rating.wins} / {rating.losses} / {rating.draws}",
+        "win": "\u2013" if row.win_percent is None else f"{row.win_percent:.0f}%",
+        "last": f"{timesince(rating.last_match_at, now, depth=1)} ago" if rating.last_match_at else "never",
+        "spark": sparkline_svg(rating.recent),
+    }
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner", "rating"), pk=pk)
     is_owner = request.user.is_authenticated and request.user.pk == bot.owner_id
+    versions = list(versions_with_games(bot))
+    rating = getattr(bot, "rating", None)
+    newest = max((v.number for v in versions if v.status == BotVersion.Status.READY), default=0)
+    opponents = head_to_head(bot)
     context = {
         "bot": bot,
         "is_owner": is_owner,
-        "versions": bot.versions.all(),
+        "rating": rating,
+        "interval": ratings.interval(rating.elo, rating.variance) if rating else None,
+        "provisional": rating is None or rating.provisional or newest > rating.version,
+        "provisional_games": ratings.PROVISIONAL_GAMES,
+        "versions": versions,
         "matches": _matches().filter(seats__bot_version__bot=bot).distinct()[:RECENT],
+        "chart": history_chart(rating_history(bot)),
+        "head_to_head": opponents[:HEAD_TO_HEAD_SHOWN],
+        "more_opponents": max(0, len(opponents) - HEAD_TO_HEAD_SHOWN),
+        "faults": fault_counts(bot),
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
     }
     return render(request, "league/bot.html", context)
+
+
+@login_required
+@require_POST
+def bot_ladder(request: HttpRequest, pk: int) -> HttpResponse:
+    """Its owner takes a bot off the ladder, or puts it back (which also lifts an automatic pause)."""
+    bot = get_object_or_404(Bot, pk=pk)
+    try:
+        if request.POST.get("action") == "disable":
+            services.do_disable_bot(bot, request.user)
+            messages.success(request, "Taken off the ladder. It keeps its rating; resume it at any time.")
+        else:
+            services.do_resume_bot(bot, request.user)
+            messages.success(request, "Back on the ladder: it will be scheduled within a few seconds.")
+    except services.ServiceError as error:
+        if error.status == 403:
+            raise PermissionDenied(error.message) from None
+        messages.error(request, error.message)
+    return redirect(bot)
+
+
+# ----- charts: inline SVG drawn on the server ------------------------------------------------------------------
+
+SPARK_WIDTH, SPARK_HEIGHT = 80, 20
+CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 36
+CHART_MAX_POINTS = 400
+
+
+def sparkline_svg(values: list[float]) -> str:
+    """A small inline SVG trend line of ``values`` (a dash with fewer than two)."""
+    if len(values) < 2:
+        return mark_safe('<span class="muted">\u2013</span>')
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    step = SPARK_WIDTH / (len(values) - 1)
+    points = [(i * step, SPARK_HEIGHT - 2 - (v - low) / span * (SPARK_HEIGHT - 4)) for i, v in enumerate(values)]
+    label = f"Elo over the last {len(values)} games: {values[0]:.0f} to {values[-1]:.0f}"
+    # Only numbers and this fixed label go into the markup.
+    return mark_safe(
+        f'<svg class="spark{"" if values[-1] >= values[0] else " falling"}" viewBox="-2 0 84 20" width="84" '
+        f'height="20" role="img" aria-label="{label}"><title>{label}</title><polyline points="'
+        + " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+        + f'"/><circle cx="{points[-1][0]:.1f}" cy="{points[-1][1]:.1f}" r="2"/></svg>'
+    )
+
+
+def history_chart(changes: list[Any]) -> dict[str, Any] | None:
+    """An Elo-by-game line with its 95% band, as SVG coordinates (None before the first rated game)."""
+    if not changes:
+        return None
+    series = [(0, changes[0].before, ratings.INITIAL_VARIANCE, None)]
+    series += [(n, c.after, c.variance, c) for n, c in enumerate(changes, start=1)]
+    if len(series) > CHART_MAX_POINTS:  # thin out evenly, always keeping the latest game
+        stride = len(series) / CHART_MAX_POINTS
+        series = [series[int(i * stride)] for i in range(CHART_MAX_POINTS)] + [series[-1]]
+    bands = [(n, *ratings.interval(elo, var)) for n, elo, var, _c in series]
+    elos = [elo for _n, elo, _v, _c in series]
+    # Scale to the Elo line and the settled part of the band, not to the ±700 of the very first games.
+    low = min(min(elos), min(max(lo, min(elos) - 150) for _n, lo, _hi in bands))
+    high = max(max(elos), max(min(hi, max(elos) + 150) for _n, _lo, hi in bands))
+    low, high = (low - 10, high + 10) if high - low < 20 else (low, high)
+    games = series[-1][0] or 1
+    inner_w, inner_h = CHART_WIDTH - 2 * CHART_PAD, CHART_HEIGHT - 2 * CHART_PAD
+
+    def x(n: float) -> float:
+        return CHART_PAD + n / games * inner_w
+
+    def y(elo: float) -> float:
+        elo = min(max(elo, low), high)
+        return CHART_PAD + (high - elo) / (high - low) * inner_h
+
+    line = [(x(n), y(elo)) for n, elo, _v, _c in series]
+    band = [(x(n), y(hi)) for n, _lo, hi in bands] + [(x(n), y(lo)) for n, lo, _hi in reversed(bands)]
+    step = _nice_step((high - low) / 4)
+    ticks = [value for value in range(int(low // step + 1) * int(step), int(high) + 1, int(step))]
+    last = changes[-1]
+    return {
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "line": " ".join(f"{px:.1f},{py:.1f}" for px, py in line),
+        "band": " ".join(f"{px:.1f},{py:.1f}" for px, py in band),
+        "y_ticks": [{"y": f"{y(value):.1f}", "label": value} for value in ticks],
+        "x_ticks": [{"x": f"{x(n):.1f}", "label": n} for n in sorted({0, games // 2, games})],
+        "left": CHART_PAD,
+        "right": CHART_WIDTH - CHART_PAD,
+        "bottom": CHART_HEIGHT - CHART_PAD,
+        "last": {"x": f"{line[-1][0]:.1f}", "y": f"{line[-1][1]:.1f}"},
+        "points": [
+            {"x": f"{px:.1f}", "y": f"{py:.1f}", "n": n, "elo": f"{elo:.0f}", "match": c.match_id}
+            for (px, py), (n, elo, _v, c) in zip(line, series, strict=True)
+            if c is not None and len(series) <= 60
+        ],
+        "summary": f"Elo after each of {len(changes)} rated games, from {changes[0].before:.0f} to {last.after:.0f}",
+    }
+
+
+def _nice_step(raw: float) -> float:
+    for step in (10, 20, 25, 50, 100, 200, 250, 500, 1000):
+        if raw <= step:
+            return step
+    return 1000
 
 
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:

@@ -24,7 +24,10 @@ def _prepare(sender: Celery, **kwargs: object) -> None:
             Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
     if settings.LADDER_ENABLED:
         sender.add_periodic_task(settings.LADDER_INTERVAL_SECONDS, sender.signature("parlour.schedule_ladder"))
-    sender.add_periodic_task(60.0, sender.signature("parlour.requeue_stale_matches"))
+    # The sweeper: matches (and validations) whose worker died or whose message was lost go out again.
+    sender.add_periodic_task(float(settings.MATCH_SWEEP_SECONDS), sender.signature("parlour.requeue_stale_matches"))
+    # Tournaments advance when their games are recorded; this catches a lost delivery (league/tournaments.py).
+    sender.add_periodic_task(30.0, sender.signature("parlour.advance_tournament"))
 
 
 @worker_init.connect

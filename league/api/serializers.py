@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
-from league.models import Bot, BotVersion, Match, Rating, Seat
+from league import ratings
+from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.queries import BoardRow, HeadToHead, fault_counts
 
 
 def game_json(game_id: str) -> dict[str, Any]:
@@ -30,9 +33,84 @@ def _is_owner(context: dict[str, Any], bot: Bot) -> bool:
 
 
 class RatingSerializer(serializers.ModelSerializer):
+    sigma = serializers.FloatField(read_only=True)
+    interval = serializers.SerializerMethodField()
+    provisional = serializers.BooleanField(read_only=True)
+
     class Meta:
         model = Rating
-        fields = ["elo", "games", "wins"]
+        fields = [
+            "elo",
+            "sigma",
+            "interval",
+            "provisional",
+            "games",
+            "wins",
+            "draws",
+            "losses",
+            "games_since_version",
+            "version",
+            "last_match_at",
+        ]
+
+    def get_interval(self, rating: Rating) -> list[float]:
+        return [round(rating.low, 1), round(rating.high, 1)]
+
+
+def board_row_json(row: BoardRow) -> dict[str, Any]:
+    """One leaderboard line: the same data as the page."""
+    bot, rating = row.bot, row.rating
+    return {
+        "rank": row.position,
+        "bot": bot.pk,
+        "name": str(bot),
+        "owner": bot.owner.username,
+        "is_builtin": bot.is_builtin,
+        "elo": round(rating.elo, 1),
+        "sigma": round(rating.sigma, 1),
+        "interval": [round(row.low, 1), round(row.high, 1)],
+        "provisional": row.provisional,
+        "paused": row.paused,
+        "games": rating.games,
+        "wins": rating.wins,
+        "losses": rating.losses,
+        "draws": rating.draws,
+        "last_match": rating.last_match_at,
+        "recent": rating.recent,
+    }
+
+
+class RatingChangeSerializer(serializers.ModelSerializer):
+    at = serializers.DateTimeField(source="created", read_only=True)
+    delta = serializers.SerializerMethodField()
+    sigma = serializers.SerializerMethodField()
+    interval = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RatingChange
+        fields = ["match", "at", "before", "after", "delta", "sigma", "interval"]
+
+    def get_delta(self, change: RatingChange) -> float:
+        return change.after - change.before
+
+    def get_sigma(self, change: RatingChange) -> float:
+        return round(math.sqrt(change.variance), 2)
+
+    def get_interval(self, change: RatingChange) -> list[float]:
+        return [round(value, 1) for value in ratings.interval(change.after, change.variance)]
+
+
+def head_to_head_json(row: HeadToHead) -> dict[str, Any]:
+    return {
+        "opponent": row.opponent_id,
+        "name": row.name,
+        "games": row.games,
+        "wins": row.wins,
+        "losses": row.losses,
+        "draws": row.draws,
+        "score": round(row.score_percent / 100, 4),
+        "last_match": row.last_match,
+    }
 
 
 class BotVersionSerializer(serializers.ModelSerializer):
@@ -61,17 +139,37 @@ class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     rating = RatingSerializer(read_only=True)
     url = serializers.HyperlinkedIdentityField(view_name="bot", read_only=True)
+    paused = serializers.BooleanField(source="is_paused", read_only=True)
 
     class Meta:
         model = Bot
-        fields = ["id", "url", "owner", "game", "name", "description", "is_builtin", "is_active", "created", "rating"]
+        fields = [
+            "id",
+            "url",
+            "owner",
+            "game",
+            "name",
+            "description",
+            "is_builtin",
+            "is_active",
+            "paused",
+            "paused_at",
+            "paused_reason",
+            "created",
+            "rating",
+        ]
 
 
 class BotDetailSerializer(BotSerializer):
     versions = BotVersionSerializer(many=True, read_only=True)
+    faults = serializers.SerializerMethodField()
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "versions"]
+        fields = [*BotSerializer.Meta.fields, "faults", "versions"]
+
+    def get_faults(self, bot: Bot) -> list[dict[str, Any]]:
+        """The bot's faults in finished matches by cause, most frequent first."""
+        return [{"cause": cause, "description": label, "count": n} for cause, label, n in fault_counts(bot)]
 
 
 class BotCreateSerializer(serializers.Serializer):
@@ -125,5 +223,6 @@ class MatchSerializer(serializers.ModelSerializer):
             "created",
             "finished_at",
             "wall_ms",
+            "time_control",
             "seats",
         ]

@@ -15,10 +15,10 @@ from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import replays, services
+from league import queries, replays, services
 from league.api import serializers
-from league.models import Bot, Match, Seat
-from league.queries import leaderboard
+from league.models import Bot, Match, RatingChange, Seat
+from league.queries import SORTS, board_rows, leaderboard
 
 
 def _read_upload(upload) -> bytes:  # type: ignore[no-untyped-def]
@@ -88,6 +88,33 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         data = serializers.BotVersionSerializer(version, context=self.get_serializer_context()).data
         return Response(data, status=status.HTTP_201_CREATED)
 
+    @action(detail=True, methods=["get"])
+    def ratings(self, request: Request, pk: str) -> Response:
+        """The bot's rating history, oldest first: one entry per rated match (paginated)."""
+        bot = self.get_object()
+        changes = RatingChange.objects.filter(bot=bot).order_by("id")
+        page = self.paginate_queryset(changes)
+        return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
+
+    @action(detail=True, methods=["get"], url_path="head-to-head")
+    def head_to_head(self, request: Request, pk: str) -> Response:
+        """The bot's results against each opponent it has met (pairs of seats: better rank wins)."""
+        bot = self.get_object()
+        rows = [serializers.head_to_head_json(row) for row in queries.head_to_head(bot)]
+        return Response({"bot": bot.pk, "results": rows})
+
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def resume(self, request: Request, pk: str) -> Response:
+        """Its owner puts the bot back on the ladder, lifting an automatic pause."""
+        bot = services.do_resume_bot(self.get_object(), request.user)
+        return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
+
+    @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    def disable(self, request: Request, pk: str) -> Response:
+        """Its owner takes the bot off the ladder; it keeps its rating."""
+        bot = services.do_disable_bot(self.get_object(), request.user)
+        return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
+
 
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Matches, newest first; filter with ?game=, ?bot=, ?status=."""
@@ -96,7 +123,12 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     def get_queryset(self) -> QuerySet[Match]:
         matches = Match.objects.prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("bot_version__bot__owner").order_by("number"))
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("bot_version__bot__owner")
+                .defer("bot_version__archive")  # up to 1 MiB a seat, and never shown
+                .order_by("number"),
+            )
         ).order_by("-created", "-id")
         params = self.request.query_params
         if game := params.get("game"):
@@ -124,21 +156,16 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
 
 class LeaderboardView(APIView):
-    """The ladder of one game: bots by Elo."""
+    """The ladder of one game: bots by Elo, with the 95% interval, W/L/D, last match and recent Elo values.
+
+    ``?sort=`` elo (default), interval, games, wins, last or name; ``?order=reverse`` flips it."""
 
     def get(self, request: Request, game: str) -> Response:
         if game not in GAMES:
             raise Http404
-        rows = [
-            {
-                "rank": position,
-                "bot": bot.pk,
-                "name": str(bot),
-                "is_builtin": bot.is_builtin,
-                "elo": round(bot.rating.elo, 1),
-                "games": bot.rating.games,
-                "wins": bot.rating.wins,
-            }
-            for position, bot in enumerate(leaderboard(game), start=1)
-        ]
-        return Response({"game": game, "results": rows})
+        sort = request.query_params.get("sort", "elo")
+        if sort not in SORTS:
+            raise services.ServiceError(f"sort must be one of {', '.join(SORTS)}", code="invalid")
+        reverse = request.query_params.get("order") == "reverse"
+        rows = [serializers.board_row_json(row) for row in board_rows(leaderboard(game, sort, reverse))]
+        return Response({"game": game, "sort": sort, "reverse": reverse, "results": rows})

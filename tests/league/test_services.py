@@ -156,14 +156,15 @@ def test_a_failed_attempt_is_requeued_then_failed_for_good(alice) -> None:
     assert services.do_release_match(match.pk, "sandbox down").status == Match.Status.QUEUED
     services.do_claim_match(match.pk)
     released = services.do_release_match(match.pk, "sandbox down")
-    assert released.status == Match.Status.FAILED and released.error == "sandbox down"
+    assert released.status == Match.Status.FAILED
+    assert released.error == "gave up after 2 attempts; the last: sandbox down"
 
 
 def test_stale_running_matches_are_requeued(alice) -> None:
     bots = [_ready_bot(alice, "a"), _ready_bot(alice, "b")]
     match = services.do_create_match("love_letter", [bot.current_version() for bot in bots], seed=5)
     services.do_claim_match(match.pk)
-    Match.objects.filter(pk=match.pk).update(claimed_at=timezone.now() - timedelta(days=1))
+    Match.objects.filter(pk=match.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
     assert services.do_requeue_stale_matches() == [match.pk]
     match.refresh_from_db()
     assert match.status == Match.Status.QUEUED

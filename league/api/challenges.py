@@ -1,0 +1,139 @@
+"""``/api/challenges/``: ask for unrated games (a challenge or a version test) and read their results.
+
+    POST /api/challenges/  {"bot": 12, "opponents": [3, 7], "games": 20}
+    POST /api/challenges/  {"kind": "version_test", "bot": 12, "games": 40}           (+ "field": [ids] optional)
+    GET  /api/challenges/           your challenges, newest first
+    GET  /api/challenges/<id>/      one challenge with its results (anyone: its games are public matches anyway)
+
+Over the hourly limit the answer is 429 with a ``Retry-After`` header and ``retry_after_seconds`` and ``retry_at``
+in the error body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from rest_framework import serializers, status, viewsets
+from rest_framework.exceptions import NotAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from league import challenges
+from league.models import BotVersion, Challenge
+
+
+class ChallengeCreateSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=Challenge.Kind.choices, default=Challenge.Kind.CHALLENGE)
+    bot = serializers.IntegerField()
+    games = serializers.IntegerField(min_value=1)
+    opponents = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+    field = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+
+
+def _version_json(version: BotVersion) -> dict[str, Any]:
+    return {"bot": version.bot_id, "name": str(version.bot), "version": version.number}
+
+
+def challenge_json(challenge: Challenge, request: Request | None = None, with_results: bool = True) -> dict[str, Any]:
+    url = reverse("challenge", args=[challenge.pk])
+    data: dict[str, Any] = {
+        "id": challenge.pk,
+        "url": request.build_absolute_uri(url) if request else url,
+        "kind": challenge.kind,
+        "game": challenge.game,
+        "owner": challenge.owner.username,
+        "bot": _version_json(challenge.version),
+        "games": challenge.games,
+        "created": challenge.created,
+    }
+    if not with_results:  # a list: counts from challenges_for's annotations, no per-game work
+        data["opponents"] = challenge.opponents
+        data["progress"] = {
+            "finished": getattr(challenge, "finished", None),
+            "failed": getattr(challenge, "failed", None),
+        }
+        return data
+    result = challenges.report(challenge)
+    data["opponents"] = [_version_json(result.versions[version_id]) for version_id in challenge.opponents]
+    data["status"] = result.status
+    data["progress"] = {"finished": result.finished, "failed": result.failed, "in_flight": result.in_flight}
+    rows = []
+    for row in result.rows:
+        estimate = row.estimate
+        rows.append(
+            {
+                "opponent": _version_json(row.version),
+                "seats": row.seats,
+                "games": row.tally.games,
+                "wins": row.tally.wins,
+                "draws": row.tally.draws,
+                "losses": row.tally.losses,
+                "score": None if row.tally.score is None else round(row.tally.score, 4),
+                "elo_difference": None
+                if estimate is None
+                else {
+                    "estimate": round(estimate.elo, 1),
+                    "low": round(estimate.low, 1),
+                    "high": round(estimate.high, 1),
+                },
+            }
+        )
+    data["results"] = rows
+    data["faults"] = result.faults
+    data["sprt"] = result.sprt
+    data["matches"] = [{"id": m.pk, "status": m.status} for m in result.matches]
+    return data
+
+
+class ChallengeViewSet(viewsets.ViewSet):
+    """Challenges and version tests: unrated games between your bot and chosen bots, or two of its versions."""
+
+    lookup_value_regex = "[0-9]+"
+
+    def _mine(self, request: Request) -> QuerySet[Challenge]:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("sign in, or send an API token, to see your challenges")
+        return challenges.challenges_for(request.user).order_by("-created", "-id")
+
+    def list(self, request: Request) -> Response:
+        paginator = self._paginator()
+        page = paginator.paginate_queryset(self._mine(request), request, view=self)
+        data = [challenge_json(challenge, request, with_results=False) for challenge in page or []]
+        return paginator.get_paginated_response(data)
+
+    def retrieve(self, request: Request, pk: str) -> Response:
+        challenge = get_object_or_404(Challenge.objects.select_related("owner", "version__bot__owner"), pk=pk)
+        return Response(challenge_json(challenge, request))
+
+    def create(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("sign in, or send an API token, to ask for a challenge")
+        form = ChallengeCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            if data["kind"] == Challenge.Kind.VERSION_TEST:
+                challenge = challenges.do_create_version_test(request.user, data["bot"], data["games"], data["field"])
+            else:
+                challenge = challenges.do_create_challenge(request.user, data["bot"], data["opponents"], data["games"])
+        except challenges.RateLimited as error:
+            body = {
+                "error": {
+                    "code": error.code,
+                    "message": error.message,
+                    "retry_after_seconds": error.retry_after,
+                    "retry_at": error.retry_at.isoformat(),
+                }
+            }
+            return Response(
+                body, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": str(error.retry_after)}
+            )
+        return Response(challenge_json(challenge, request), status=status.HTTP_201_CREATED)
+
+    def _paginator(self):  # type: ignore[no-untyped-def]
+        from rest_framework.settings import api_settings
+
+        return api_settings.DEFAULT_PAGINATION_CLASS()

@@ -1,0 +1,208 @@
+"""``/api/tournaments/``: anyone reads tournaments, their standings and rounds; staff create, start, pause, resume
+and cancel them. Thin: writes go through league.tournaments (errors: league.api.errors' one shape)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, QuerySet
+from rest_framework import mixins, permissions, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from league import tournaments
+from league.models import Entry, Match, Tournament
+from league.tournaments import RoundView
+
+
+class IsStaffOrReadOnly(permissions.BasePermission):
+    message = "only staff can change tournaments"
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="tournament", read_only=True)
+    entrants = serializers.IntegerField(read_only=True)
+    rounds_played = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "url",
+            "name",
+            "game",
+            "format",
+            "status",
+            "paused",
+            "rated",
+            "settings",
+            "entrants",
+            "planned_rounds",
+            "rounds_played",
+            "created",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class TournamentCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    game = serializers.CharField(max_length=40)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices)
+    settings = serializers.DictField(required=False, default=dict)
+    rated = serializers.BooleanField(required=False, default=False)
+    bots = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+
+
+class TournamentUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100, required=False)
+    format = serializers.ChoiceField(choices=Tournament.Format.choices, required=False)
+    settings = serializers.DictField(required=False)
+    rated = serializers.BooleanField(required=False)
+    bots = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+
+class EntryCreateSerializer(serializers.Serializer):
+    bot = serializers.IntegerField()
+    version = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    return {
+        "position": entry.position,
+        "entry": entry.pk,
+        "bot": entry.bot_id,
+        "name": str(entry.bot),
+        "version": entry.bot_version.number if entry.bot_version else None,
+        "seed": entry.seed,
+        "score": round(entry.score, 4),
+        "games": round(entry.games, 4),
+        "tiebreaks": entry.tiebreaks,
+        "forfeited": entry.forfeited,
+        "forfeit_reason": entry.forfeit_reason,
+        "eliminated_in": entry.eliminated_in,
+    }
+
+
+def _match_json(match: Match, by_version: dict[int, Entry], request: Request) -> dict[str, Any]:
+    return {
+        "id": match.pk,
+        "url": request.build_absolute_uri(match.get_absolute_url()),
+        "status": match.status,
+        "seed": match.seed,
+        "seats": [
+            {"entry": by_version[seat.bot_version_id].pk, "rank": seat.rank, "fault": seat.fault}
+            for seat in match.seats.all()
+        ],
+    }
+
+
+def rounds_json(rounds: list[RoundView], request: Request) -> list[dict[str, Any]]:
+    data = []
+    for view in rounds:
+        by_version = {e.bot_version_id: e for t in view.tables for e in t.entries}
+        data.append(
+            {
+                "number": view.round.number,
+                "status": view.round.status,
+                "started_at": view.round.started_at,
+                "finished_at": view.round.finished_at,
+                "games": {"finalized": view.finalized, "total": view.total},
+                "byes": [entry.pk for entry in view.byes],
+                "tables": [
+                    {
+                        "number": table.number,
+                        "entries": [entry.pk for entry in table.entries],
+                        "points": {str(entry): points for entry, points in table.points.items()},
+                        "advancers": table.advancers,
+                        "absent": table.absent,
+                        "walkover": table.walkover,
+                        "matches": [_match_json(match, by_version, request) for match in table.matches],
+                    }
+                    for table in view.tables
+                ],
+            }
+        )
+    return data
+
+
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Tournaments, newest first (``?status=``, ``?game=``). The detail has the standings (with tie-breaks), the
+    rounds with every table and match, and the progress in percent. Staff: POST to create a draft (``name``,
+    ``game``, ``format``, ``settings``, ``rated``, ``bots``), PATCH a draft, POST ``entries`` to add a bot, and POST
+    ``start``, ``pause``, ``resume`` or ``cancel``."""
+
+    serializer_class = TournamentSerializer
+    permission_classes = [IsStaffOrReadOnly]
+
+    def get_queryset(self) -> QuerySet[Tournament]:
+        found = Tournament.objects.annotate(entrants=Count("entries", distinct=True)).order_by("-created", "-id")
+        found = found.annotate(rounds_played=Count("rounds", distinct=True))
+        params = self.request.query_params
+        if game := params.get("game"):
+            found = found.filter(game=game)
+        if wanted := params.get("status"):
+            found = found.filter(status=wanted)
+        return found
+
+    def _detail(self, tournament: Tournament, code: int = status.HTTP_200_OK) -> Response:
+        tournament = self.get_queryset().get(pk=tournament.pk)
+        view = tournaments.describe(tournament)
+        data = dict(TournamentSerializer(tournament, context=self.get_serializer_context()).data)
+        data["progress"] = view.progress
+        data["standings"] = [entry_json(entry) for entry in view.entries]
+        data["rounds"] = rounds_json(view.rounds, self.request)
+        return Response(data, status=code)
+
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return self._detail(self.get_object())
+
+    def create(self, request: Request) -> Response:
+        form = TournamentCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        created = tournaments.do_create_tournament(
+            request.user, data["game"], data["name"], data["format"], data["settings"], data["bots"], data["rated"]
+        )
+        return self._detail(created, status.HTTP_201_CREATED)
+
+    def partial_update(self, request: Request, pk: str) -> Response:
+        form = TournamentUpdateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        updated = tournaments.do_update_tournament(self.get_object(), **form.validated_data)
+        return self._detail(updated)
+
+    @action(detail=True, methods=["get"])
+    def standings(self, request: Request, pk: str) -> Response:
+        return Response([entry_json(entry) for entry in tournaments.describe(self.get_object()).entries])
+
+    @action(detail=True, methods=["get"])
+    def rounds(self, request: Request, pk: str) -> Response:
+        return Response(rounds_json(tournaments.describe(self.get_object()).rounds, request))
+
+    @action(detail=True, methods=["post"])
+    def entries(self, request: Request, pk: str) -> Response:
+        form = EntryCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        tournaments.do_add_entry(self.get_object(), form.validated_data["bot"], form.validated_data["version"])
+        return self._detail(self.get_object(), status.HTTP_201_CREATED)
+
+    @action(detail=True, methods=["post"])
+    def start(self, request: Request, pk: str) -> Response:
+        return self._detail(tournaments.do_start_tournament(self.get_object()))
+
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str) -> Response:
+        return self._detail(tournaments.do_pause_tournament(self.get_object()))
+
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str) -> Response:
+        return self._detail(tournaments.do_resume_tournament(self.get_object()))
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str) -> Response:
+        return self._detail(tournaments.do_cancel_tournament(self.get_object()))

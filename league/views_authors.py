@@ -1,0 +1,331 @@
+"""Pages for bot authors: "Write your first bot", per-game references and starter kits (generated from the engines
+by ``bots.starter``), and challenges / version tests (``league.challenges``).
+
+The first-bot page is ``docs/first-bot.md`` rendered here, so the site and the docs say the same thing; the
+reference pages and kits come from a real game played by the engine, so they cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import SafeString, mark_safe
+
+from bots import starter
+from games.registry import GAMES
+from league import challenges, services
+from league.models import Bot, BotVersion, Challenge
+
+FIRST_BOT_DOC = Path(settings.BASE_DIR) / "docs" / "first-bot.md"
+GAMES_MARKER = "<!-- games -->"
+
+
+# ----- a small Markdown renderer (our own docs only: headings, paragraphs, lists, tables, code) --------------------
+
+
+def _inline(text: str) -> str:
+    """Escape, then code spans, links, bold and italics (code spans are protected from the rest)."""
+    spans: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        spans.append(f"<code>{html.escape(match.group(1))}</code>")
+        return f"\x00{len(spans) - 1}\x00"
+
+    text = re.sub(r"`([^`]+)`", keep, text)
+    text = html.escape(text, quote=False)
+    text = re.sub(
+        r"\[([^\]]+)\]\(([^)\s]+)\)",
+        lambda m: f'<a href="{m.group(2).replace(chr(34), "&quot;")}">{m.group(1)}</a>'
+        if re.match(r"^(https?://|/|#)", m.group(2))
+        else m.group(1),
+        text,
+    )
+    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+def _table(rows: list[str]) -> str:
+    def cells(line: str) -> list[str]:
+        return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+    head, body = cells(rows[0]), [cells(row) for row in rows[2:]]
+    out = ['<div class="table-scroll"><table class="doc"><thead><tr>']
+    out += [f"<th>{_inline(cell)}</th>" for cell in head]
+    out.append("</tr></thead><tbody>")
+    for row in body:
+        out.append("<tr>" + "".join(f"<td>{_inline(cell)}</td>" for cell in row) + "</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def render_markdown(text: str) -> SafeString:
+    """Markdown as written in docs/: headings, paragraphs, ``-``/``1.`` lists (continuation lines indented),
+    fenced code, pipe tables, and inline code, links, bold and italics. All text is escaped; raw HTML is not
+    passed through (HTML comments are dropped)."""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped:
+            i += 1
+            continue
+        if stripped.startswith("```"):
+            language = stripped[3:].strip()
+            block = []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith("```"):
+                block.append(lines[i])
+                i += 1
+            i += 1
+            css = f' class="language-{html.escape(language)}"' if language else ""
+            out.append(f'<pre class="doc"><code{css}>{html.escape(chr(10).join(block))}</code></pre>')
+            continue
+        heading = re.match(r"^(#{1,4})\s+(.*)$", stripped)
+        if heading:
+            level = len(heading.group(1))
+            title = heading.group(2)
+            anchor = re.sub(r"[^a-z0-9]+", "-", re.sub(r"`", "", title.lower())).strip("-")
+            out.append(f'<h{level} id="{anchor}">{_inline(title)}</h{level}>')
+            i += 1
+            continue
+        if stripped.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                rows.append(lines[i])
+                i += 1
+            out.append(_table(rows) if len(rows) >= 2 else f"<p>{_inline(' '.join(rows))}</p>")
+            continue
+        item = re.match(r"^(\s*)([-*]|\d+\.)\s+(.*)$", line)
+        if item:
+            ordered = item.group(2)[0].isdigit()
+            tag = "ol" if ordered else "ul"
+            items: list[list[str]] = []
+            while i < len(lines):
+                current = re.match(r"^(\s*)([-*]|\d+\.)\s+(.*)$", lines[i])
+                if current and len(current.group(1)) == len(item.group(1)):
+                    items.append([current.group(3)])
+                elif lines[i].startswith(" ") and lines[i].strip() and items:
+                    items[-1].append(lines[i])  # a continuation, or a nested list / code block
+                elif not lines[i].strip() and i + 1 < len(lines) and lines[i + 1].startswith("  ") and items:
+                    items[-1].append("")
+                else:
+                    break
+                i += 1
+            rendered = []
+            for parts in items:
+                first, rest = parts[0], parts[1:]
+                if any(_starts_block(part) for part in rest):
+                    inner = "\n".join(_dedent(rest))
+                    rendered.append(f"<li>{_inline(first)}{render_markdown(inner)}</li>")
+                else:
+                    joined = " ".join([first, *(part.strip() for part in rest if part.strip())])
+                    rendered.append(f"<li>{_inline(joined)}</li>")
+            out.append(f"<{tag}>" + "".join(rendered) + f"</{tag}>")
+            continue
+        paragraph = []
+        while i < len(lines) and lines[i].strip() and not re.match(r"^(#{1,4}\s|```|\||\s*([-*]|\d+\.)\s)", lines[i]):
+            paragraph.append(lines[i].strip())
+            i += 1
+        out.append(f"<p>{_inline(' '.join(paragraph))}</p>")
+    return mark_safe("\n".join(out))  # every piece of text above went through html.escape
+
+
+def _starts_block(line: str) -> bool:
+    return line.strip().startswith(("```", "- ", "* ", "|")) or re.match(r"\s*\d+\.\s", line) is not None
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
+    cut = min(indents) if indents else 0
+    return [line[cut:] for line in lines]
+
+
+# ----- first bot, references, starter kits ------------------------------------------------------------------------
+
+
+def _games() -> list[Any]:
+    return [GAMES[game_id] for game_id in GAMES]
+
+
+def first_bot(request: HttpRequest) -> HttpResponse:
+    """docs/first-bot.md, with the table of games and their kits where the doc has its ``<!-- games -->`` marker."""
+    site = request.build_absolute_uri("/").rstrip("/")
+    text = FIRST_BOT_DOC.read_text(encoding="utf-8").replace("https://SITE", site)
+    before, marker, after = text.partition(GAMES_MARKER)
+    context = {
+        "before": render_markdown(before),
+        "after": render_markdown(after) if marker else None,
+        "games": _games(),
+    }
+    return render(request, "league/authors/first_bot.html", context)
+
+
+def _game_or_404(game: str) -> Any:
+    if game not in GAMES:
+        raise Http404("no such game")
+    return GAMES[game]
+
+
+def game_reference(request: HttpRequest, game: str) -> HttpResponse:
+    spec = _game_or_404(game)
+    ref = starter.reference(game)
+    fields = [
+        {
+            "name": f.name,
+            "type": f.type,
+            "description": render_markdown(f.description) if f.description else "",
+            "example": _one_line(starter.shorten(f.example, max_items=3, max_keys=8, max_chars=40)),
+        }
+        for f in ref.fields
+    ]
+    actions = [
+        {
+            "keys": shape.keys,
+            "example": starter.pretty(starter.shorten(shape.example, max_items=6), width=80),
+            "template": starter.pretty(shape.template) if shape.template else None,
+            "free": shape.free,
+            "seen": shape.seen,
+        }
+        for shape in ref.actions
+    ]
+    context = {
+        "game": spec,
+        "ref": ref,
+        "fields": fields,
+        "actions": actions,
+        "messages_shown": [
+            ("start", "Runner → bot, once, first", ref.message_text("start")),
+            ("ready", "Bot → runner, within startup_ms", ref.message_text("ready")),
+            ("act", "Runner → bot, at each of your decisions", ref.message_text("act")),
+            ("action", "Bot → runner, one of legal (note optional)", ref.message_text("action")),
+            ("end", "Runner → bot, once, last (no answer)", ref.message_text("end")),
+        ],
+        "rules": render_markdown(ref.doc_sections.get("rules", "")),
+        "action_doc": render_markdown(ref.doc_sections.get("actions", "")),
+        "options": [(name, schema, str(schema.get("default"))) for name, schema in ref.options],
+    }
+    return render(request, "league/authors/reference.html", context)
+
+
+def _one_line(value: Any, limit: int = 180) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@cache
+def _kit(game: str, site_url: str) -> bytes:
+    return starter.build_kit(game, site_url)
+
+
+def starter_zip(request: HttpRequest, game: str) -> HttpResponse:
+    _game_or_404(game)
+    data = _kit(game, request.build_absolute_uri("/").rstrip("/"))
+    response = HttpResponse(data, content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{starter.kit_filename(game)}"'
+    response["Content-Length"] = str(len(data))
+    return response
+
+
+# ----- challenges ---------------------------------------------------------------------------------------------------
+
+
+@login_required
+def challenge_list(request: HttpRequest) -> HttpResponse:
+    mine = list(challenges.challenges_for(request.user).order_by("-created", "-id")[:50])
+    versions = {
+        v.pk: v
+        for v in BotVersion.objects.select_related("bot__owner").filter(pk__in={pk for c in mine for pk in c.opponents})
+    }
+    for challenge in mine:
+        challenge.opponent_versions = [versions[pk] for pk in challenge.opponents if pk in versions]  # type: ignore[attr-defined]
+    context = {
+        "challenges": mine,
+        "bots": Bot.objects.filter(owner=request.user).order_by("game", "name"),
+        "used": challenges.games_in_last_hour(request.user),
+        "limit": settings.CHALLENGE_GAMES_PER_HOUR,
+    }
+    return render(request, "league/authors/challenges.html", context)
+
+
+@login_required
+def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
+    """The form to challenge chosen bots with one of your bots, or to run a version test of it."""
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    if bot.owner_id != request.user.pk:
+        raise PermissionDenied("only the bot's owner can start its challenges")
+    spec = GAMES[bot.game]
+    current = bot.current_version()
+    previous = challenges.previous_version(bot, current) if current else None
+    opponents = (
+        Bot.objects.filter(game=bot.game, versions__status=BotVersion.Status.READY)
+        .exclude(pk=bot.pk)
+        .select_related("owner", "rating")
+        .distinct()
+        .order_by("-is_builtin", "owner__username", "name")
+    )
+    status = 200
+    error = None
+    retry_after = None
+    if request.method == "POST":
+        try:
+            games = int(request.POST.get("games", "0"))
+        except ValueError:
+            games = 0
+        try:
+            if request.POST.get("kind") == Challenge.Kind.VERSION_TEST:
+                challenge = challenges.do_create_version_test(request.user, bot.pk, games)
+            else:
+                chosen = [int(value) for value in request.POST.getlist("opponents") if value.isdigit()]
+                challenge = challenges.do_create_challenge(request.user, bot.pk, chosen, games)
+        except challenges.RateLimited as exc:
+            error, status, retry_after = exc.message, 429, exc.retry_after
+        except services.ServiceError as exc:
+            error, status = exc.message, (exc.status if exc.status in (400, 403, 404, 409) else 400)
+        else:
+            messages.success(request, f"{challenge.games} games queued: results appear below as they are played.")
+            return redirect(challenge)
+    context = {
+        "bot": bot,
+        "game": spec,
+        "current": current,
+        "previous": previous,
+        "opponents": opponents,
+        "seats": range(spec.min_players - 1, spec.max_players),
+        "error": error,
+        "max_games": settings.CHALLENGE_MAX_GAMES,
+        "limit": settings.CHALLENGE_GAMES_PER_HOUR,
+        "used": challenges.games_in_last_hour(request.user),
+        "needs_field": spec.min_players > 2,
+    }
+    response = render(request, "league/authors/challenge_new.html", context, status=status)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+def challenge_page(request: HttpRequest, pk: int) -> HttpResponse:
+    challenge = get_object_or_404(Challenge.objects.select_related("owner", "version__bot__owner"), pk=pk)
+    result = challenges.report(challenge)
+    context = {
+        "challenge": challenge,
+        "game": GAMES[challenge.game],
+        "report": result,
+        "opponents": [result.versions[pk] for pk in challenge.opponents],
+        "is_owner": request.user.is_authenticated and request.user.pk == challenge.owner_id,
+    }
+    return render(request, "league/authors/challenge.html", context)

@@ -1,0 +1,183 @@
+"""The leaderboard and bot pages and their API twins: what a visitor sees, in a pinned number of queries."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from league import services
+from league.models import Bot, BotVersion, Match, Rating, Seat
+from league.queries import head_to_head
+
+# Anonymous visitors; a signed-in one adds two (the session and the user).
+LEADERBOARD_QUERIES = 2  # the rows (with Elo rank and newest version) and their count for the pages
+BOT_PAGE_QUERIES = 7  # bot, versions, rating history, head to head, faults, recent matches and their seats
+
+
+def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
+    owner = User.objects.create(username="owner")
+    bots = []
+    for i in range(n):
+        bot = Bot.objects.create(owner=owner, game="love_letter", name=f"bot{i:02}")
+        Rating.objects.create(bot=bot)
+        BotVersion.objects.create(bot=bot, number=1, builtin="random", status=BotVersion.Status.READY)
+        bots.append(bot)
+    rng = random.Random(seed)
+    for _ in range(matches):
+        table = rng.sample(bots, rng.choice([2, 3]))
+        match = services.do_create_match("love_letter", [bot.versions.get() for bot in table])
+        services.do_claim_match(match.pk)
+        # Lower-numbered bots tend to win, so the order is predictable; the second seat sometimes times out.
+        order = sorted(range(len(table)), key=lambda s: table[s].pk + rng.gauss(0, 3))
+        ranks = [order.index(s) + 1 for s in range(len(table))]
+        fault = {"cause": "timeout", "detail": "too slow", "move": 1} if rng.random() < 0.1 else None
+        seats = [{"rank": r, "score": 0.0, "fault": fault if s == 1 else None} for s, r in enumerate(ranks)]
+        services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    return bots
+
+
+def test_the_leaderboard_shows_elo_interval_games_wld_last_match_and_a_sparkline(client: Client, db) -> None:
+    bots = _league()
+    html = client.get("/games/love_letter/").content.decode()
+    rating = Rating.objects.get(bot=bots[0])
+    assert f"{rating.elo:.0f}" in html and f"{rating.low:.0f}\u2013{rating.high:.0f}" in html
+    assert f"{rating.wins} / {rating.losses} / {rating.draws}" in html
+    assert html.count('<svg class="spark') == len(bots)
+    assert "ago" in html and "provisional" in html  # 60 matches among 12: everyone still provisional
+    assert html.index("owner/bot00") < html.index("owner/bot11")  # ranked by Elo
+
+
+def test_the_leaderboard_sorts_by_any_column_without_javascript(client: Client, db) -> None:
+    _league()
+    Rating.objects.filter(bot__name="bot05").update(games=999)
+    html = client.get("/games/love_letter/?sort=games").content.decode()
+    first_row = html[html.index("<tbody>") :]
+    assert re.search(r"owner/bot05", first_row[: first_row.index("</tr>")])
+    assert 'href="?sort=games&amp;order=reverse"' in html and 'aria-sort="descending"' in html
+    reverse = client.get("/games/love_letter/?sort=name&order=reverse").content.decode()
+    assert reverse.index("owner/bot11") < reverse.index("owner/bot00")
+    assert client.get("/games/love_letter/?sort=nonsense").status_code == 200
+
+
+def test_provisional_and_paused_bots_are_marked(client: Client, db) -> None:
+    bots = _league(n=3, matches=0)
+    Rating.objects.filter(bot=bots[0]).update(games=50, games_since_version=50, version=1)
+    Rating.objects.filter(bot=bots[1]).update(games=50, games_since_version=50, version=1)
+    BotVersion.objects.create(bot=bots[1], number=2, builtin="random", status=BotVersion.Status.READY)
+    Bot.objects.filter(pk=bots[2].pk).update(paused_at=timezone.now(), paused_reason="faulted too often")
+    rows = APIClient().get("/api/leaderboards/love_letter/").json()["results"]
+    flags = {row["name"]: (row["provisional"], row["paused"]) for row in rows}
+    # bot01 has played 50 games, but its new version has not played yet: provisional again.
+    assert flags == {"owner/bot00": (False, False), "owner/bot01": (True, False), "owner/bot02": (True, True)}
+    html = client.get("/games/love_letter/").content.decode()
+    assert html.count('class="tag provisional"') == 3 and 'class="tag paused"' in html  # 1 in the legend
+
+
+def test_the_leaderboard_pages_a_big_league(client: Client, db) -> None:
+    owner = User.objects.create(username="many")
+    for i in range(130):
+        bot = Bot.objects.create(owner=owner, game="love_letter", name=f"b{i:03}")
+        Rating.objects.create(bot=bot, elo=1500 + i)
+    first = client.get("/games/love_letter/").content.decode()
+    assert "page 1 of 2" in first and "many/b129" in first and "many/b000" not in first
+    second = client.get("/games/love_letter/?page=2").content.decode()
+    assert "many/b000" in second and ">130<" in second  # the Elo rank carries on
+
+
+def test_the_leaderboard_query_count_is_pinned(client: Client, db, django_assert_max_num_queries) -> None:
+    bots = _league(n=30, matches=80)
+    with django_assert_max_num_queries(LEADERBOARD_QUERIES):
+        assert client.get("/games/love_letter/?sort=last").status_code == 200
+    client.force_login(bots[0].owner)
+    with django_assert_max_num_queries(LEADERBOARD_QUERIES + 2):
+        assert client.get("/games/love_letter/").status_code == 200
+    with django_assert_max_num_queries(1):
+        assert APIClient().get("/api/leaderboards/love_letter/").status_code == 200
+
+
+def test_the_bot_page_has_a_rating_chart_head_to_head_faults_and_versions(client: Client, db) -> None:
+    bots = _league()
+    bot = bots[1]
+    html = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert '<figure class="chart">' in html and '<polyline class="line"' in html and '<polygon class="band"' in html
+    assert "Head to head" in html and "owner/bot00" in html
+    opponents = head_to_head(bot)
+    assert html.count('<tr><td><a href="/bots/') == len(opponents)
+    if Seat.objects.filter(bot_version__bot=bot).exclude(fault="").exists():
+        assert "ran out of time" in html
+    assert "v1" in html and "ready" in html
+
+
+def test_head_to_head_counts_pairs_of_seats_by_rank(db) -> None:
+    a, b, c = _league(n=3, matches=0)
+    versions = [bot.versions.get() for bot in (a, b, c)]
+    for ranks in ([1, 2, 3], [2, 1, 3], [1, 1, 2], [3, 2, 1]):
+        match = services.do_create_match("love_letter", versions)
+        services.do_claim_match(match.pk)
+        seats = [{"rank": rank, "score": 0.0} for rank in ranks]
+        services.do_record_match_result(match.pk, {"seats": seats, "replay": {}})
+    rows = {row["name"]: row for row in APIClient().get(f"/api/bots/{a.pk}/head-to-head/").json()["results"]}
+    assert (rows["owner/bot01"]["wins"], rows["owner/bot01"]["losses"], rows["owner/bot01"]["draws"]) == (1, 2, 1)
+    assert (rows["owner/bot02"]["wins"], rows["owner/bot02"]["losses"], rows["owner/bot02"]["draws"]) == (3, 1, 0)
+    assert rows["owner/bot02"]["games"] == 4 and rows["owner/bot02"]["score"] == 0.75
+
+
+def test_the_bot_page_query_count_is_pinned(client: Client, db, django_assert_max_num_queries) -> None:
+    bots = _league(n=20, matches=150)
+    with django_assert_max_num_queries(BOT_PAGE_QUERIES):
+        assert client.get(f"/bots/{bots[3].pk}/").status_code == 200
+    client.force_login(bots[0].owner)
+    with django_assert_max_num_queries(BOT_PAGE_QUERIES + 2):
+        assert client.get(f"/bots/{bots[0].pk}/").status_code == 200
+
+
+def test_a_bot_without_games_has_a_page_without_a_chart(client: Client, alice) -> None:
+    bot = services.do_create_bot(alice, "love_letter", "fresh", b"pass\n", "bot.py")
+    html = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "No rated games yet" in html and "No finished matches yet" in html and "No faults" in html
+
+
+def test_the_api_gives_the_rating_history_oldest_first(db) -> None:
+    bots = _league(n=4, matches=30)
+    bot = bots[2]
+    body = APIClient().get(f"/api/bots/{bot.pk}/ratings/?limit=100").json()
+    history = body["results"]
+    assert body["count"] == len(history) == Rating.objects.get(bot=bot).games
+    assert history[0]["before"] == 1500 and history[-1]["after"] == pytest.approx(Rating.objects.get(bot=bot).elo)
+    assert all(b["before"] == a["after"] for a, b in itertools.pairwise(history))
+    low, high = history[-1]["interval"]
+    assert low < history[-1]["after"] < high and history[-1]["sigma"] > 0
+    assert [h["match"] for h in history] == sorted(h["match"] for h in history)
+
+
+def test_the_api_bot_detail_has_the_interval_faults_and_pause(db) -> None:
+    bots = _league(n=4, matches=40, seed=3)
+    detail = APIClient().get(f"/api/bots/{bots[1].pk}/").json()
+    rating = Rating.objects.get(bot=bots[1])
+    assert detail["rating"]["interval"] == [round(rating.low, 1), round(rating.high, 1)]
+    assert detail["rating"]["draws"] == rating.draws and detail["paused"] is False
+    faults = Seat.objects.filter(bot_version__bot=bots[1]).exclude(fault="").count()
+    assert sum(f["count"] for f in detail["faults"]) == faults
+
+
+def test_only_the_owner_can_pause_or_resume_through_the_api(alice_api: APIClient, bob_api: APIClient, alice) -> None:
+    bot = services.do_create_bot(alice, "love_letter", "mine", b"pass\n", "bot.py")
+    assert bob_api.post(f"/api/bots/{bot.pk}/disable/").status_code == 403
+    assert alice_api.post(f"/api/bots/{bot.pk}/disable/").json()["is_active"] is False
+    Bot.objects.filter(pk=bot.pk).update(paused_at=timezone.now(), paused_reason="x")
+    body = alice_api.post(f"/api/bots/{bot.pk}/resume/").json()
+    assert body["is_active"] is True and body["paused"] is False
+    assert APIClient().post(f"/api/bots/{bot.pk}/resume/").status_code in (401, 403)
+
+
+def test_the_leaderboard_api_refuses_an_unknown_sort(anon_api: APIClient, db) -> None:
+    response = anon_api.get("/api/leaderboards/love_letter/?sort=luck")
+    assert response.status_code == 400 and "sort must be one of" in response.json()["error"]["message"]
+    assert Match.objects.count() == 0

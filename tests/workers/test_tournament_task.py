@@ -1,0 +1,36 @@
+"""The ``parlour.advance_tournament`` task: thin over league.tournaments, and on Celery beat as a safety net."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+
+from league import services, tournaments
+from league.models import Match, Tournament
+from tests.league.tournament_helpers import make_bots, result
+from workers import tasks
+from workers.celery import app
+
+
+def test_beat_runs_the_safety_net_every_thirty_seconds() -> None:
+    app.loader.import_default_modules()
+    entries = [entry for entry in app.conf.beat_schedule.values() if entry["task"] == "parlour.advance_tournament"]
+    assert len(entries) == 1 and entries[0]["schedule"] == 30.0 and not entries[0].get("args")
+
+
+def test_the_task_advances_one_tournament_or_every_running_one(db) -> None:
+    staff = User.objects.create_user("staff", is_staff=True)
+    bots = make_bots(staff, "love_letter", 3)
+    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "swiss", {"rounds": 2}, bots)
+    tournaments.do_start_tournament(tournament)
+    (match,) = Match.objects.filter(round__tournament=tournament)
+    services.do_claim_match(match.pk)
+    services.do_record_match_result(match.pk, result([1, 2]))
+    assert tasks.advance_tournament(tournament.pk) == 1
+    assert tournament.rounds.count() == 2
+    assert tasks.advance_tournament(tournament.pk + 1000) == 1, "a tournament that is gone is no error"
+    (second,) = Match.objects.filter(round__number=2, round__tournament=tournament)
+    services.do_claim_match(second.pk)
+    services.do_record_match_result(second.pk, result([2, 1]))
+    assert tasks.advance_tournament() == 1  # beat: every running tournament
+    assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
+    assert tasks.advance_tournament() == 0

@@ -1,0 +1,83 @@
+"""Fault injection for the reliability tests and the soak run (docs/operations.md, Reliability). Off in production.
+
+A worker reads ``PARLOUR_FAULTS``, a comma-separated list; unset or empty, every hook here does nothing.
+
+- ``drop_db_while_recording``: the first time this worker process records a match result, its database connection is
+  cut in the middle of the recording transaction, just before the match row is written (after the seats and the
+  rating changes): PostgreSQL terminates the worker's own backend (``pg_terminate_backend``), as a restarted server
+  or a dropped network link would; SQLite, which has no server connection, raises ``OperationalError`` there and
+  closes the file after the rollback. Nothing of the transaction remains; ``run_match`` must record the result again,
+  once.
+- ``record_barrier=DIR:N``: before recording, a worker waits (up to 30 s) until N workers are waiting in DIR, so that
+  N results are recorded at the same instant (the rating rows' locks must serialise them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from django.db import OperationalError, connection
+
+log = logging.getLogger(__name__)
+
+BARRIER_TIMEOUT_S = 30.0
+_dropped = False  # drop_db_while_recording fires once per process
+
+
+def _faults() -> dict[str, str]:
+    raw = os.environ.get("PARLOUR_FAULTS", "")
+    faults = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        name, _, value = item.partition("=")
+        faults[name] = value
+    return faults
+
+
+def before_record(match_id: int) -> None:
+    """The barrier (``record_barrier``), if asked for."""
+    spec = _faults().get("record_barrier")
+    if not spec:
+        return
+    folder, _, count = spec.rpartition(":")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / f"{os.getpid()}-{match_id}").touch()
+    deadline = time.monotonic() + BARRIER_TIMEOUT_S
+    while len(list(Path(folder).iterdir())) < int(count) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    log.warning("fault injection: match %s leaves the record barrier", match_id)
+
+
+@contextlib.contextmanager
+def while_recording(match_id: int) -> Iterator[None]:
+    """Wraps the recording of a result: cuts the database connection once (``drop_db_while_recording``)."""
+    global _dropped
+    if _dropped or "drop_db_while_recording" not in _faults():
+        yield
+        return
+
+    def cut(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        global _dropped
+        if _dropped or not sql.lstrip().upper().startswith('UPDATE "LEAGUE_MATCH"'):
+            return execute(sql, params, many, context)
+        _dropped = True
+        log.warning("fault injection: cutting the database connection while recording match %s", match_id)
+        db = context["connection"]
+        if db.vendor == "postgresql":
+            with contextlib.suppress(Exception), db.connection.cursor() as raw:
+                raw.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+            return execute(sql, params, many, context)  # fails: the server closed the connection
+        raise OperationalError("fault injection: the database connection was cut while recording")
+
+    try:
+        with connection.execute_wrapper(cut):
+            yield
+    except OperationalError:
+        if connection.vendor != "postgresql":
+            connection.close()  # after the rollback: closing the file inside the statement would hide the error
+        raise
