@@ -10,7 +10,7 @@ from django.conf import settings as django_settings
 from django.test import Client
 
 from games.registry import GAMES
-from league import services
+from league import services, tournaments
 from league.models import Bot
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from tests.browser.recorded import play_replay, record_match
@@ -21,7 +21,11 @@ def league(transactional_db) -> dict[str, int]:
     """A league with one finished match per game, so every page has something to show."""
     matches = {game_id: record_match(game_id, players=3, seed=31).pk for game_id in GAMES}
     bot = Bot.objects.get(game="love_letter", name="heuristic")
-    return {"bot": bot.pk, "match": matches["love_letter"]}
+    services.do_register_builtin_bots(["love_letter"])
+    entrants = Bot.objects.filter(game="love_letter", is_builtin=True)
+    knockout = tournaments.do_create_tournament(None, "love_letter", "Autumn cup", "knockout", {}, entrants)
+    tournaments.do_start_tournament(knockout)
+    return {"bot": bot.pk, "match": matches["love_letter"], "tournament": knockout.pk}
 
 
 def _pages(league: dict[str, int]) -> list[tuple[str, str]]:
@@ -29,6 +33,8 @@ def _pages(league: dict[str, int]) -> list[tuple[str, str]]:
     pages += [(f"leaderboard-{game_id}", f"/games/{game_id}/") for game_id in GAMES]
     pages += [("bot", f"/bots/{league['bot']}/"), ("match", f"/matches/{league['match']}/")]
     pages += [("login", "/account/login/"), ("signup", "/account/signup/")]
+    pages += [("tournaments", "/tournaments/"), ("tournament", f"/tournaments/{league['tournament']}/")]
+    pages += [("first-bot", "/first-bot/"), ("reference-love_letter", "/games/love_letter/reference/")]
     return pages
 
 
