@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "league",
 ]
 
@@ -134,9 +136,35 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "league.api.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "league.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Throttling (docs/api.md): per anonymous address, per signed-in user and per API token; over a rate the answer is
+    # 429 with Retry-After. The rates are read at each request, so the environment (and tests) can change them.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "league.api.throttling.AnonThrottle",
+        "league.api.throttling.UserThrottle",
+        "league.api.throttling.TokenThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("API_THROTTLE_ANON", "300/min"),
+        "user": env_str("API_THROTTLE_USER", "1200/min"),
+        "token": env_str("API_THROTTLE_TOKEN", "600/min"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Parlour API",
+    "DESCRIPTION": "The league's REST API: games, bots, matches, leaderboards, tournaments, challenges, tokens "
+    "(docs/api.md). Authenticate with `Authorization: Token <key>` or a session.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from our own static files, never a CDN
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/",
+    "ENUM_NAME_OVERRIDES": {"GameEnum": "league.models.game_choices"},
 }
 
 # ----- Celery ------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from league import views, views_authors, views_tournaments
 
@@ -28,5 +29,8 @@ urlpatterns = [
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),
     path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("api/", include("league.api.urls")),
 ]

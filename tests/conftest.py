@@ -68,3 +68,11 @@ def _static_files_without_collectstatic(settings) -> None:
     }
     settings.WHITENOISE_USE_FINDERS = True
     settings.WHITENOISE_AUTOREFRESH = True
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_counters() -> None:
+    """API throttles count in the cache; every test starts with none spent."""
+    from django.core.cache import cache
+
+    cache.clear()

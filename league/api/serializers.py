@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
 from league import ratings
-from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat, game_choices
 from league.queries import BoardRow, HeadToHead, fault_counts
 
 
@@ -180,7 +180,7 @@ class BotCreateSerializer(serializers.Serializer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["game"].choices = list(GAMES)
+        self.fields["game"].choices = game_choices()
 
 
 class VersionCreateSerializer(serializers.Serializer):
@@ -226,3 +226,42 @@ class MatchSerializer(serializers.ModelSerializer):
             "time_control",
             "seats",
         ]
+
+
+class TokenSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created", "last_used"]
+
+
+class TokenCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=60)
+
+
+class NewTokenSerializer(TokenSerializer):
+    key = serializers.CharField(read_only=True, help_text="The whole key: shown this once, never again.")
+
+    class Meta(TokenSerializer.Meta):
+        fields = [*TokenSerializer.Meta.fields, "key"]
+
+
+class MeSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True)
+    email = serializers.EmailField(read_only=True, allow_blank=True)
+    is_staff = serializers.BooleanField(read_only=True)
+    date_joined = serializers.DateTimeField(read_only=True)
+    bots = serializers.SerializerMethodField()
+    tokens = serializers.SerializerMethodField()
+    auth = serializers.SerializerMethodField()
+
+    def get_bots(self, user: Any) -> list[int]:
+        return list(Bot.objects.filter(owner=user).order_by("id").values_list("id", flat=True))
+
+    def get_tokens(self, user: Any) -> int:
+        return ApiToken.objects.filter(user=user).count()
+
+    def get_auth(self, user: Any) -> str:
+        """How this request was authenticated: "token" or "session"."""
+        request = self.context.get("request")
+        return "token" if request is not None and isinstance(request.auth, ApiToken) else "session"

@@ -6,12 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from games.registry import GAMES
 from league import tournaments
+from league.api import filters
+from league.api.schema import ERROR, EntrySerializer, TournamentDetailSerializer, errors
 from league.models import Entry, Match, Tournament
 from league.tournaments import RoundView
 
@@ -130,6 +135,42 @@ def rounds_json(rounds: list[RoundView], request: Request) -> list[dict[str, Any
     return data
 
 
+ID = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH)
+ROUNDS_SCHEMA = {"type": "array", "items": {"type": "object", "additionalProperties": {}}}
+STAFF_ERRORS = errors(400, 401, 403, 404, 409)
+_staff_action = extend_schema(
+    parameters=[ID], request=None, responses={200: TournamentDetailSerializer, **STAFF_ERRORS}
+)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[
+            OpenApiParameter("game", str, description="A game id."),
+            OpenApiParameter("status", str, enum=list(Tournament.Status.values)),
+        ],
+        responses={200: TournamentSerializer(many=True), 400: ERROR},
+    ),
+    retrieve=extend_schema(parameters=[ID], responses={200: TournamentDetailSerializer, 404: ERROR}),
+    create=extend_schema(
+        request=TournamentCreateSerializer, responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404)}
+    ),
+    partial_update=extend_schema(
+        parameters=[ID], request=TournamentUpdateSerializer, responses={200: TournamentDetailSerializer, **STAFF_ERRORS}
+    ),
+    standings=extend_schema(parameters=[ID], responses={200: EntrySerializer(many=True), 404: ERROR}),
+    rounds=extend_schema(
+        parameters=[ID],
+        responses={200: OpenApiResponse(ROUNDS_SCHEMA, description="Every round with its tables"), 404: ERROR},
+    ),
+    entries=extend_schema(
+        parameters=[ID], request=EntryCreateSerializer, responses={201: TournamentDetailSerializer, **STAFF_ERRORS}
+    ),
+    start=_staff_action,
+    pause=_staff_action,
+    resume=_staff_action,
+    cancel=_staff_action,
+)
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Tournaments, newest first (``?status=``, ``?game=``). The detail has the standings (with tie-breaks), the
     rounds with every table and match, and the progress in percent. Staff: POST to create a draft (``name``,
@@ -138,14 +179,17 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     serializer_class = TournamentSerializer
     permission_classes = [IsStaffOrReadOnly]
+    queryset = Tournament.objects.none()  # for the schema; get_queryset builds the real one
+    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Tournament]:
         found = Tournament.objects.annotate(entrants=Count("entries", distinct=True)).order_by("-created", "-id")
         found = found.annotate(rounds_played=Count("rounds", distinct=True))
-        params = self.request.query_params
-        if game := params.get("game"):
+        if self.action != "list":
+            return found
+        if game := filters.choice(self.request, "game", GAMES):
             found = found.filter(game=game)
-        if wanted := params.get("status"):
+        if wanted := filters.choice(self.request, "status", Tournament.Status.values):
             found = found.filter(status=wanted)
         return found
 

@@ -11,8 +11,10 @@ router.register("bots", views.BotViewSet, basename="api-bot")
 router.register("matches", views.MatchViewSet, basename="api-match")
 router.register("tournaments", tournaments.TournamentViewSet, basename="api-tournament")
 router.register("challenges", challenges.ChallengeViewSet, basename="api-challenge")
+router.register("tokens", views.TokenViewSet, basename="api-token")
 
 urlpatterns = [
     path("leaderboards/<str:game>/", views.LeaderboardView.as_view(), name="api-leaderboard"),
+    path("me/", views.MeView.as_view(), name="api-me"),
     *router.urls,
 ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -16,8 +20,16 @@ from rest_framework.views import APIView
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import queries, replays, services
-from league.api import serializers
-from league.models import Bot, Match, RatingChange, Seat
+from league.api import filters, serializers
+from league.api.pagination import paginate_list
+from league.api.schema import (
+    ERROR,
+    GameSerializer,
+    HeadToHeadSerializer,
+    LeaderboardSerializer,
+    errors,
+)
+from league.models import ApiToken, Bot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
 
 
@@ -29,10 +41,38 @@ def _read_upload(upload) -> bytes:  # type: ignore[no-untyped-def]
     return upload.read(MAX_UPLOAD_BYTES + 1)
 
 
+ID = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH)
+# A finished match never changes: its replay and frames may be cached by anyone, for long.
+IMMUTABLE = "public, max-age=86400, immutable"
+MATCH_FILTERS = [
+    OpenApiParameter("game", str, description="A game id."),
+    OpenApiParameter("bot", int, description="Matches with a seat of this bot."),
+    OpenApiParameter("tournament", int, description="Matches of this tournament."),
+    OpenApiParameter("status", str, enum=list(Match.Status.values)),
+    OpenApiParameter("kind", str, enum=list(Match.Kind.values)),
+    OpenApiParameter("created_after", OpenApiTypes.DATETIME, description="ISO date or date-time, inclusive."),
+    OpenApiParameter("created_before", OpenApiTypes.DATETIME, description="ISO date or date-time, inclusive."),
+    OpenApiParameter("ordering", str, enum=["created", "-created", "finished_at", "-finished_at", "id", "-id"]),
+]
+BOT_FILTERS = [
+    OpenApiParameter("game", str, description="A game id."),
+    OpenApiParameter("owner", str, description="The owner's username."),
+    OpenApiParameter("ordering", str, enum=["id", "-id", "name", "-name", "created", "-created", "elo", "-elo"]),
+]
+
+
+@extend_schema_view(
+    list=extend_schema(responses=GameSerializer(many=True), summary="All games (a short, fixed list: not paged)"),
+    retrieve=extend_schema(
+        responses={200: GameSerializer, 404: ERROR},
+        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, pattern="^[a-z_]+$")],
+    ),
+)
 class GameViewSet(viewsets.ViewSet):
     """The games of the league, their player counts, options and built-in players."""
 
     lookup_value_regex = "[a-z_]+"
+    serializer_class = GameSerializer
 
     def list(self, request: Request) -> Response:
         return Response([serializers.game_json(game_id) for game_id in GAMES])
@@ -43,16 +83,53 @@ class GameViewSet(viewsets.ViewSet):
         return Response(serializers.game_json(pk))
 
 
+BOT_ORDERING = {
+    "id": ("id",),
+    "name": ("name", "id"),
+    "created": ("created", "id"),
+    "elo": ("rating__elo", "id"),
+}
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=BOT_FILTERS, responses={200: serializers.BotSerializer(many=True), 400: ERROR}),
+    retrieve=extend_schema(parameters=[ID], responses={200: serializers.BotDetailSerializer, 404: ERROR}),
+    create=extend_schema(
+        request={"multipart/form-data": serializers.BotCreateSerializer},
+        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403)},
+    ),
+    versions=extend_schema(
+        parameters=[ID],
+        request={"multipart/form-data": serializers.VersionCreateSerializer},
+        responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404)},
+    ),
+    ratings=extend_schema(parameters=[ID], responses={200: serializers.RatingChangeSerializer(many=True), 404: ERROR}),
+    head_to_head=extend_schema(
+        parameters=[ID, OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
+        responses={200: HeadToHeadSerializer, 404: ERROR},
+    ),
+    resume=extend_schema(
+        parameters=[ID], request=None, responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)}
+    ),
+    disable=extend_schema(
+        parameters=[ID], request=None, responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)}
+    ),
+)
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Bots: anyone may list and read them; a signed-in user uploads a bot and new versions of their own bots."""
 
+    queryset = Bot.objects.none()  # for the schema; get_queryset builds the real one
+    lookup_value_regex = "[0-9]+"
+
     def get_queryset(self) -> QuerySet[Bot]:
-        bots = Bot.objects.select_related("owner", "rating").order_by("id")
-        params = self.request.query_params
-        if game := params.get("game"):
-            bots = bots.filter(game=game)
-        if owner := params.get("owner"):
-            bots = bots.filter(owner__username=owner)
+        bots = Bot.objects.select_related("owner", "rating")
+        if self.action == "list":
+            if game := filters.choice(self.request, "game", GAMES):
+                bots = bots.filter(game=game)
+            if owner := self.request.query_params.get("owner"):
+                bots = bots.filter(owner__username=owner)
+            return bots.order_by(*filters.ordering(self.request, BOT_ORDERING, "id"))
+        bots = bots.order_by("id")
         if self.action == "retrieve":
             bots = bots.prefetch_related("versions")
         return bots
@@ -96,12 +173,14 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         page = self.paginate_queryset(changes)
         return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
 
-    @action(detail=True, methods=["get"], url_path="head-to-head")
+    @action(detail=True, methods=["get"], url_path="head-to-head", pagination_class=None)
     def head_to_head(self, request: Request, pk: str) -> Response:
-        """The bot's results against each opponent it has met (pairs of seats: better rank wins)."""
+        """The bot's results against each opponent it has met (pairs of seats: better rank wins), paginated."""
         bot = self.get_object()
-        rows = [serializers.head_to_head_json(row) for row in queries.head_to_head(bot)]
-        return Response({"bot": bot.pk, "results": rows})
+        rows, paginator = paginate_list(self, list(queries.head_to_head(bot)))
+        response = paginator.get_paginated_response([serializers.head_to_head_json(row) for row in rows])
+        response.data = {"bot": bot.pk, **response.data}
+        return response
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def resume(self, request: Request, pk: str) -> Response:
@@ -116,10 +195,49 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
 
+MATCH_ORDERING = {
+    "created": ("created", "id"),
+    "finished_at": ("finished_at", "id"),
+    "id": ("id",),
+}
+
+
+def _cache_finished(response: Response, match: Match, request: Request) -> Response:
+    """A finished match's replay and frames never change: a long public Cache-Control, an ETag and 304s."""
+    if match.status != Match.Status.FINISHED:
+        response["Cache-Control"] = "no-cache"
+        return response
+    stamp = f"{match.pk}:{match.finished_at}:{request.get_full_path()}".encode()
+    etag = '"' + hashlib.sha256(stamp).hexdigest()[:32] + '"'
+    if request.headers.get("If-None-Match") == etag:
+        response = Response(status=status.HTTP_304_NOT_MODIFIED)
+    response["ETag"] = etag
+    response["Cache-Control"] = IMMUTABLE
+    return response
+
+
+@extend_schema_view(
+    list=extend_schema(parameters=MATCH_FILTERS, responses={200: serializers.MatchSerializer(many=True), 400: ERROR}),
+    retrieve=extend_schema(parameters=[ID], responses={200: serializers.MatchSerializer, 404: ERROR}),
+    replay=extend_schema(
+        parameters=[ID],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="The replay document"), **errors(404, 409)},
+    ),
+    frames=extend_schema(
+        parameters=[ID, OpenApiParameter("seat", int, description="Only what this seat knew.")],
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="Every step's view, for the viewer"),
+            **errors(400, 404, 409),
+        },
+    ),
+)
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """Matches, newest first; filter with ?game=, ?bot=, ?status=."""
+    """Matches, newest first; filter with ?game=, ?bot=, ?tournament=, ?status=, ?kind=, ?created_after=,
+    ?created_before=; sort with ?ordering=."""
 
     serializer_class = serializers.MatchSerializer
+    queryset = Match.objects.none()  # for the schema; get_queryset builds the real one
+    lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Match]:
         matches = Match.objects.prefetch_related(
@@ -129,43 +247,106 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
                 .defer("bot_version__archive")  # up to 1 MiB a seat, and never shown
                 .order_by("number"),
             )
-        ).order_by("-created", "-id")
-        params = self.request.query_params
-        if game := params.get("game"):
+        )
+        if self.action != "list":
+            return matches.order_by("-created", "-id")
+        request = self.request
+        if game := filters.choice(request, "game", GAMES):
             matches = matches.filter(game=game)
-        if status_filter := params.get("status"):
+        if status_filter := filters.choice(request, "status", Match.Status.values):
             matches = matches.filter(status=status_filter)
-        if bot := params.get("bot"):
-            if not bot.isdigit():
-                raise services.ServiceError("bot must be a bot id (a whole number)")
-            matches = matches.filter(seats__bot_version__bot_id=int(bot)).distinct()
-        return matches
+        if kind := filters.choice(request, "kind", Match.Kind.values):
+            matches = matches.filter(kind=kind)
+        if (bot := filters.integer(request, "bot")) is not None:
+            matches = matches.filter(seats__bot_version__bot_id=bot).distinct()
+        if (tournament := filters.integer(request, "tournament")) is not None:
+            matches = matches.filter(round__tournament_id=tournament)
+        if after := filters.moment(request, "created_after"):
+            matches = matches.filter(created__gte=after)
+        if before := filters.moment(request, "created_before", end_of_day=True):
+            matches = matches.filter(created__lte=before)
+        return matches.order_by(*filters.ordering(request, MATCH_ORDERING, "-created"))
 
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str) -> Response:
         match = get_object_or_404(Match, pk=pk)
         if match.replay is None:
             raise services.ServiceError("this match has no replay yet", code="not_ready", status=409)
-        return Response(match.replay)
+        return _cache_finished(Response(match.replay), match, request)
 
     @action(detail=True, methods=["get"])
     def frames(self, request: Request, pk: str) -> Response:
         """The replay re-simulated for the viewer: every step's view; ``?seat=N`` for what seat N knew."""
         match = get_object_or_404(Match, pk=pk)
-        return Response(replays.match_frames(match, request.query_params.get("seat")))
+        return _cache_finished(Response(replays.match_frames(match, request.query_params.get("seat"))), match, request)
 
 
 class LeaderboardView(APIView):
     """The ladder of one game: bots by Elo, with the 95% interval, W/L/D, last match and recent Elo values.
 
-    ``?sort=`` elo (default), interval, games, wins, last or name; ``?order=reverse`` flips it."""
+    ``?sort=`` elo (default), interval, games, wins, last or name; ``?order=reverse`` flips it. Paginated."""
 
+    serializer_class = LeaderboardSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("sort", str, enum=list(SORTS)),
+            OpenApiParameter("order", str, enum=["reverse"]),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={200: LeaderboardSerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, game: str) -> Response:
         if game not in GAMES:
             raise Http404
-        sort = request.query_params.get("sort", "elo")
-        if sort not in SORTS:
-            raise services.ServiceError(f"sort must be one of {', '.join(SORTS)}", code="invalid")
+        sort = filters.choice(request, "sort", SORTS) or "elo"
         reverse = request.query_params.get("order") == "reverse"
-        rows = [serializers.board_row_json(row) for row in board_rows(leaderboard(game, sort, reverse))]
-        return Response({"game": game, "sort": sort, "reverse": reverse, "results": rows})
+        rows, paginator = paginate_list(self, list(board_rows(leaderboard(game, sort, reverse))))
+        response = paginator.get_paginated_response([serializers.board_row_json(row) for row in rows])
+        response.data = {"game": game, "sort": sort, "reverse": reverse, **response.data}
+        return response
+
+
+# ----- the current user and their tokens ---------------------------------------------------------------------
+
+
+@extend_schema(responses={200: serializers.MeSerializer, 401: ERROR})
+class MeView(APIView):
+    """The signed-in user (by session or token): who they are, their bots and their tokens."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = serializers.MeSerializer
+
+    def get(self, request: Request) -> Response:
+        return Response(serializers.MeSerializer(request.user, context={"request": request}).data)
+
+
+@extend_schema_view(
+    list=extend_schema(responses={200: serializers.TokenSerializer(many=True), 401: ERROR}),
+    create=extend_schema(
+        request=serializers.TokenCreateSerializer,
+        responses={201: serializers.NewTokenSerializer, **errors(400, 401)},
+    ),
+    destroy=extend_schema(parameters=[ID], responses={204: None, **errors(401, 404)}),
+)
+class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """Your API tokens: list them (never their keys), create one (its key is shown once, in the answer), revoke one."""
+
+    permission_classes = [IsAuthenticated]
+    serializer_class = serializers.TokenSerializer
+    queryset = ApiToken.objects.none()
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self) -> QuerySet[ApiToken]:
+        return ApiToken.objects.filter(user=self.request.user).order_by("-created", "-id")
+
+    def create(self, request: Request) -> Response:
+        form = serializers.TokenCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        token, key = services.do_create_token(request.user, form.validated_data["name"])
+        return Response({**serializers.TokenSerializer(token).data, "key": key}, status=status.HTTP_201_CREATED)
+
+    def destroy(self, request: Request, pk: str) -> Response:
+        services.do_revoke_token(request.user, int(pk))
+        return Response(status=status.HTTP_204_NO_CONTENT)

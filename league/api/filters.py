@@ -1,0 +1,68 @@
+"""Query-string filters that answer a bad value with a clear 400 (``fields`` names the parameter), never a 500."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+
+
+def _bad(name: str, message: str) -> ValidationError:
+    return ValidationError({name: [message]})
+
+
+def choice(request: Request, name: str, choices: Iterable[str]) -> str | None:
+    value = request.query_params.get(name)
+    if value in (None, ""):
+        return None
+    allowed = list(choices)
+    if value not in allowed:
+        raise _bad(name, f"{name} must be one of {', '.join(allowed)}")
+    return value
+
+
+def integer(request: Request, name: str) -> int | None:
+    value = request.query_params.get(name)
+    if value in (None, ""):
+        return None
+    if not value.isdigit() or len(value) > 12:
+        raise _bad(name, f"{name} must be an id (a whole number)")
+    return int(value)
+
+
+def moment(request: Request, name: str, end_of_day: bool = False) -> datetime.datetime | None:
+    """An ISO date (2026-11-30: the day's start, or its end for an upper bound) or date-time."""
+    value = request.query_params.get(name)
+    if value in (None, ""):
+        return None
+    try:
+        parsed = parse_datetime(value)
+        if parsed is None and (day := parse_date(value)) is not None:
+            parsed = datetime.datetime.combine(day, datetime.time.max if end_of_day else datetime.time.min)
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise _bad(name, f"{name} must be an ISO date (2026-11-30) or date-time (2026-11-30T12:00:00Z)")
+    if timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, datetime.UTC)
+    return parsed
+
+
+def ordering(request: Request, allowed: dict[str, tuple[str, ...]], default: str) -> tuple[str, ...]:
+    """``?ordering=name`` or ``-name`` (descending), one of ``allowed`` (public name -> model fields)."""
+    value = request.query_params.get("ordering") or default
+    descending = value.startswith("-")
+    key = value.removeprefix("-")
+    if key not in allowed:
+        options = ", ".join(f"{name}, -{name}" for name in allowed)
+        raise _bad("ordering", f"ordering must be one of {options}")
+    fields = allowed[key]
+    return tuple(_flip(field) for field in fields) if descending else fields
+
+
+def _flip(field: str) -> str:
+    return field[1:] if field.startswith("-") else "-" + field

@@ -1,0 +1,182 @@
+"""OpenAPI (drf-spectacular) support: the token scheme, the one error shape, and documentation serializers for the
+responses the views build as plain JSON. These serializers describe; they never validate requests."""
+
+from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "league.api.auth.ApiTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "`Token <key>` (or `Bearer <key>`): a key from /api/tokens/ or the account page.",
+        }
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    fields = serializers.DictField(required=False, help_text="Per-field messages (400 only).")
+    retry_after_seconds = serializers.IntegerField(required=False, help_text="429 only: when to try again.")
+    retry_at = serializers.DateTimeField(required=False)
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+ERROR = OpenApiResponse(ErrorSerializer, description="The one error shape of the API.")
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    return dict.fromkeys(codes, ERROR)
+
+
+class GameSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    title = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    version = serializers.CharField()
+    summary = serializers.CharField()
+    options_schema = serializers.JSONField(help_text="A JSON schema of the game's options.")
+    builtin_players = serializers.ListField(child=serializers.CharField())
+
+
+class BoardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField()
+    is_builtin = serializers.BooleanField()
+    elo = serializers.FloatField()
+    sigma = serializers.FloatField()
+    interval = serializers.ListField(child=serializers.FloatField())
+    provisional = serializers.BooleanField()
+    paused = serializers.BooleanField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    last_match = serializers.DateTimeField(allow_null=True)
+    recent = serializers.JSONField()
+
+
+class _Page(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+
+
+class LeaderboardSerializer(_Page):
+    game = serializers.CharField()
+    sort = serializers.CharField()
+    reverse = serializers.BooleanField()
+    results = BoardRowSerializer(many=True)
+
+
+class HeadToHeadRowSerializer(serializers.Serializer):
+    opponent = serializers.IntegerField()
+    name = serializers.CharField()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    score = serializers.FloatField()
+    last_match = serializers.DateTimeField(allow_null=True)
+
+
+class HeadToHeadSerializer(_Page):
+    bot = serializers.IntegerField()
+    results = HeadToHeadRowSerializer(many=True)
+
+
+class EntrySerializer(serializers.Serializer):
+    position = serializers.IntegerField(allow_null=True)
+    entry = serializers.IntegerField()
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.IntegerField(allow_null=True)
+    seed = serializers.IntegerField(allow_null=True)
+    score = serializers.FloatField()
+    games = serializers.FloatField()
+    tiebreaks = serializers.JSONField()
+    forfeited = serializers.BooleanField()
+    forfeit_reason = serializers.CharField(allow_blank=True, allow_null=True)
+    eliminated_in = serializers.IntegerField(allow_null=True)
+
+
+class ChallengeVersionSerializer(serializers.Serializer):
+    bot = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.IntegerField()
+
+
+class _ChallengeBase(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    kind = serializers.CharField()
+    game = serializers.CharField()
+    owner = serializers.CharField()
+    bot = ChallengeVersionSerializer()
+    games = serializers.IntegerField()
+    created = serializers.DateTimeField()
+
+
+class ChallengeListItemSerializer(_ChallengeBase):
+    opponents = serializers.ListField(child=serializers.IntegerField(), help_text="Opponent version ids.")
+    progress = inline_serializer(
+        "ChallengeListProgress",
+        {
+            "finished": serializers.IntegerField(allow_null=True),
+            "failed": serializers.IntegerField(allow_null=True),
+        },
+    )
+
+
+class ChallengeSerializer(_ChallengeBase):
+    opponents = ChallengeVersionSerializer(many=True)
+    status = serializers.CharField()
+    progress = inline_serializer(
+        "ChallengeProgress",
+        {
+            "finished": serializers.IntegerField(),
+            "failed": serializers.IntegerField(),
+            "in_flight": serializers.IntegerField(),
+        },
+    )
+    results = serializers.ListField(child=serializers.JSONField(), help_text="One row per opponent.")
+    faults = serializers.JSONField()
+    sprt = serializers.JSONField(allow_null=True)
+    matches = serializers.ListField(child=serializers.JSONField())
+
+
+class TournamentDetailSerializer(serializers.Serializer):
+    """The tournament, its progress in percent, its standings and its rounds (the list's fields, and more)."""
+
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    format = serializers.CharField()
+    status = serializers.CharField()
+    paused = serializers.BooleanField()
+    rated = serializers.BooleanField()
+    settings = serializers.JSONField()
+    entrants = serializers.IntegerField()
+    planned_rounds = serializers.IntegerField(allow_null=True)
+    rounds_played = serializers.IntegerField()
+    created = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    progress = serializers.IntegerField()
+    standings = EntrySerializer(many=True)
+    rounds = serializers.ListField(child=serializers.JSONField())
