@@ -56,12 +56,11 @@ def _runner_seat(version: BotVersion, workdir: Path) -> RunnerSeat:
 class Heartbeat:
     """Renews a claim's lease every MATCH_HEARTBEAT_SECONDS from a thread while the task plays (the runner blocks).
 
-    If the renewal finds the claim taken over (this worker was presumed dead), ``lost`` is set; the result will then
+    If the renewal finds the claim taken over (this worker was presumed dead), it stops and says so; the result will
     be refused by the services anyway. The thread has its own database connection and closes it at the end."""
 
     def __init__(self, renew: Callable[[], bool], what: str) -> None:
         self.renew, self.what = renew, what
-        self.lost = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"heartbeat {what}", daemon=True)
 
@@ -78,8 +77,8 @@ class Heartbeat:
             while not self._stop.wait(settings.MATCH_HEARTBEAT_SECONDS):
                 try:
                     if not self.renew():
-                        self.lost = True
-                        log.warning("%s: the claim was taken over; this worker's result is not wanted", self.what)
+                        if not self._stop.is_set():  # (not merely finished by this very worker a moment ago)
+                            log.warning("%s: the claim is no longer this worker's (taken over?)", self.what)
                         return
                 except DATABASE_ERRORS as error:
                     log.warning("%s: could not renew the lease: %s", self.what, error)
