@@ -16,9 +16,11 @@ from games.barbarossa.engine import (
     ARROW_TABLE,
     FEATURES,
     GAME,
+    LAST_ARROW,
     LEXICON,
     LEXICON_PATH,
     LONGEST_WORD,
+    POSITIONS,
     TRACK,
     WORDS,
     BarbarossaState,
@@ -27,7 +29,19 @@ from games.barbarossa.engine import (
     letter_at,
     yes_features,
 )
-from games.barbarossa.players import PLAYERS, BarbarossaRandomPlayer, Reasoner, knowledge
+from games.barbarossa.players import (
+    LARGEST_SCULPTURE,
+    PLAYERS,
+    TARGET_CHANCE,
+    BarbarossaRandomPlayer,
+    Reasoner,
+    first_after_arrow,
+    knowledge,
+    public_knowledge,
+    round_chance,
+    telling_position,
+)
+from games.barbarossa.tuning import between_reasoners
 from games.base import IllegalAction, InvalidOptions, canonical
 from games.simulate import play, win_rate
 
@@ -847,6 +861,152 @@ def test_the_reasoner_guesses_a_word_it_is_sure_of() -> None:
     assert reasoner.act(state.observation(0), state.legal_actions()) == {
         "guess": {"object": penguin, "word": "penguin"}
     }
+
+
+def made(sculptures: list[list[tuple[str, list[str]]]]) -> BarbarossaState:
+    """A 4-player game right after creation with the given (word, sculpture) objects, seat by seat."""
+    state = GAME.new_state(4, 1)
+    assert isinstance(state, BarbarossaState)
+    for seat in sculptures:
+        for word, sculpture in seat:
+            state.apply({"create": {"word": word, "sculpture": sculpture}})
+    return state
+
+
+# Every object fits dozens of words, except seat 1's penguin (the 20 birds).
+WIDE = [
+    [("anchor", ["is_man_made"]), ("apple", ["is_edible"])],
+    [("penguin", ["is_animal", "has_feathers"]), ("bus", ["is_man_made"])],
+    [("cat", ["is_animal"]), ("cake", ["is_edible"])],
+    [("dog", ["is_animal"]), ("drum", ["is_man_made"])],
+]
+
+
+def reasoner_at(state: BarbarossaState, seat: int) -> Reasoner:
+    player = Reasoner(seat)
+    player.start(seat, state.players, state.options)
+    return player
+
+
+def test_round_chance_is_certain_for_one_word_and_falls_as_the_set_grows() -> None:
+    assert round_chance(frozenset({"penguin"})) == 1.0
+    birds = frozenset(candidate_words(["is_animal", "has_feathers"]))
+    animals = frozenset(candidate_words(["is_animal"]))
+    man_made = frozenset(candidate_words(["is_man_made"]))
+    assert len(birds) < len(animals) < len(man_made)
+    assert 1.0 > round_chance(birds) > round_chance(animals) > round_chance(man_made) > 0.0
+    p_words = frozenset(w for w in birds if w.startswith("p"))
+    assert round_chance(p_words) > round_chance(birds)
+
+
+def test_public_knowledge_uses_the_sculpture_and_public_answers_but_no_letters() -> None:
+    state = made(WIDE)
+    move_to(state, 3)
+    state.apply({"letter": {"object": "o2", "position": 1}})
+    obs = state.observation(0)
+    assert public_knowledge(obs)["o2"] == candidate_words(["is_animal", "has_feathers"])
+    assert knowledge(obs)["o2"] == {"parrot", "peacock", "penguin", "pigeon"}
+
+
+def test_the_reasoner_spends_a_round_it_cannot_use_on_a_question_that_tells_nobody_anything() -> None:
+    state = made(WIDE)
+    move_to(state, 6)
+    reasoner = reasoner_at(state, 0)
+    action = reasoner.act(state.observation(0), state.legal_actions())
+    asked = action["ask"]
+    assert {answer_for(w, asked["feature"]) for w in public_knowledge(state.observation(0))[asked["object"]]} == {"no"}
+    state.apply(action)
+    assert state.question_round == 2
+    # Round two: a guess costs nothing and tells the others only "wrong", so it takes one instead of stopping.
+    assert "guess" in reasoner.act(state.observation(0), state.legal_actions())
+
+
+def test_the_reasoner_works_on_an_object_a_letter_has_brought_within_reach() -> None:
+    state = made(WIDE)
+    move_to(state, 3)
+    state.apply({"letter": {"object": "o2", "position": 1}})  # "p": parrot, peacock, penguin or pigeon
+    pass_window(state)
+    for _ in range(3):
+        to_next_elfstone(state)
+        pass_window(state)
+    move_to(state, 6)
+    assert state.current == 0 and state.question_round == 1
+    action = reasoner_at(state, 0).act(state.observation(0), state.legal_actions())
+    assert action["ask"]["object"] == "o2"
+    words = knowledge(state.observation(0))["o2"]
+    assert len({answer_for(w, action["ask"]["feature"]) for w in words}) > 1, "a question that splits the four"
+
+
+def test_the_reasoner_prefers_a_dwarf_to_a_question_space_with_nothing_worth_asking() -> None:
+    state = made(WIDE)
+    assert TRACK[3] == "dwarf" and TRACK[6] == "question"
+    assert reasoner_at(state, 0).act(state.observation(0), state.legal_actions()) == {"move": 3}
+
+
+def test_the_reasoner_curses_a_guess_only_when_it_is_sure() -> None:
+    state = made(WIDE)
+    to_next_elfstone(state)
+    assert state.phase == "curse" and state.to_move() == 1
+    obs = state.observation(1)
+    cat = oid(state, "cat")
+    obs["letters"] = [{"object": cat, "position": 1, "letter": "c"}, {"object": cat, "position": 3, "letter": "t"}]
+    words = knowledge(obs)[cat]
+    assert words == {"cat", "caterpillar"}  # a coin flip
+    action = reasoner_at(state, 1).act(obs, state.legal_actions())
+    assert "guess" not in action.get("curse", {}), "no curse on a coin flip"
+    obs["letters"] += [{"object": cat, "position": "last", "letter": "t"}]
+    assert reasoner_at(state, 1).act(obs, state.legal_actions()) == {"curse": {"guess": {"object": cat, "word": "cat"}}}
+
+
+def test_the_reasoner_places_the_13th_arrow_only_when_that_leaves_it_first() -> None:
+    state = created()
+    plan = [(1, "anchor"), (2, "anchor"), (3, "bear"), (0, "bear"), (1, "cat"), (3, "cat"), (2, "dog")]
+    plan += [(0, "dog"), (3, "apple"), (1, "apple"), (0, "bus"), (2, "bus")]
+    curse_guesses(state, plan)
+    while state.phase != "curse" or state.to_move() != 1:
+        if state.phase == "move":
+            to_next_elfstone(state)
+        else:
+            state.apply({"pass": True})
+    assert state.arrows_total == LAST_ARROW - 1
+    cake = oid(state, "cake")
+
+    def sure_of_cake() -> dict[str, Any]:
+        obs = state.observation(1)
+        obs["letters"] += [{"object": cake, "position": p, "letter": letter_at("cake", p)} for p in POSITIONS]
+        return obs
+
+    state.hats = [25, 5, 20, 20]  # seat 1 would end the game in last place
+    assert not first_after_arrow(sure_of_cake(), cake, state.options)
+    assert reasoner_at(state, 1).act(sure_of_cake(), state.legal_actions()) == {"pass": True}
+    state.hats = [5, 20, 5, 5]  # +5 for the arrow; cake's maker -2 and -2 penalty; drum's maker -5
+    assert first_after_arrow(sure_of_cake(), cake, state.options)
+    assert reasoner_at(state, 1).act(sure_of_cake(), state.legal_actions()) == {
+        "curse": {"guess": {"object": cake, "word": "cake"}}
+    }
+
+
+def test_the_reasoner_makes_objects_that_a_letter_and_a_question_round_can_solve() -> None:
+    for seed in range(8):
+        state = GAME.new_state(4, seed)
+        creation = reasoner_at(state, 0).act(state.observation(0), state.legal_actions())["create"]
+        word, sculpture = creation["word"], creation["sculpture"]
+        assert 1 <= len(sculpture) <= LARGEST_SCULPTURE and len(set(sculpture)) == len(sculpture)
+        assert all(answer_for(word, f) == "yes" for f in sculpture)
+        fits = candidate_words(sculpture)
+        position = telling_position(fits)
+        told = frozenset(w for w in fits if letter_at(w, position) == letter_at(word, position))
+        assert round_chance(frozenset(fits)) < TARGET_CHANCE, "a question round alone is unlikely to solve it"
+        assert abs(round_chance(told) - TARGET_CHANCE) < 0.15
+        state.apply({"create": creation})
+
+
+def test_games_between_reasoners_place_arrows_but_do_not_always_run_to_13_early() -> None:
+    for players in (3, 4):
+        figures = between_reasoners(players, range(6))
+        assert figures.mean_arrows >= 8, figures.summary()
+        assert figures.finish >= 2, figures.summary()  # some games end by a hat reaching the end of the track
+        assert figures.mean_turns >= 25, figures.summary()
 
 
 def test_the_reasoner_beats_three_random_players() -> None:
