@@ -622,12 +622,9 @@ class _Match:
 
     def _read_stdout(self, conn: _Conn) -> None:
         fd = conn.proc.stdout_fd
-        try:
-            data = os.read(fd, 1 << 16)
-        except BlockingIOError:
+        data = _read_available(fd)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if not data:
             conn.out_eof = True
             self._unregister(fd)
@@ -671,12 +668,9 @@ class _Match:
 
     def _read_stderr(self, conn: _Conn) -> None:
         fd = conn.proc.stderr_fd
-        try:
-            data = os.read(fd, 1 << 16)
-        except BlockingIOError:
+        data = _read_available(fd)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if not data:
             conn.err_eof = True
             self._unregister(fd)
@@ -696,6 +690,16 @@ class _Match:
                 conn, Fault("oversized", f"wrote more than {conn.limits.max_stderr_bytes} bytes to stderr")
             )
             self._unregister(fd)
+
+
+def _read_available(fd: int) -> bytes | None:
+    """What a non-blocking pipe holds now: None when nothing yet, b"" at end of file (or a broken pipe)."""
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
 
 
 def _signal_name(number: int) -> str:
