@@ -1,6 +1,6 @@
 """A whole Love Letter match between two Python bots, sandboxed, unsandboxed and in-process, side by side.
 
-    .venv/bin/python bench/match.py [--matches 10] [--results FILE]
+    .venv/bin/python bench/match.py [--matches 10] [--results FILE] [--baseline DIR]
 
 The bots are bots/examples/love_letter/main.py twice. Every mode plays the same seeds, interleaved:
 
@@ -9,20 +9,29 @@ The bots are bots/examples/love_letter/main.py twice. Every mode plays the same 
 - ``runner, built-ins``: ``bots.runner.run_match`` with two built-in players (heuristic): the runner's own cost
   (time control, replay) without processes;
 - ``none``: ``run_match`` with the two bot programs as plain child processes (the ``none`` backend);
-- ``bwrap``: ``run_match`` in the real sandbox (what the workers run).
+- ``bwrap``: ``run_match`` in the real sandbox (what the workers run);
+- ``bwrap, prepared ahead``: ``prepare_match``, 100 ms of something else (as a worker recording the previous match),
+  then ``play``, timed alone: the latency a match keeps when its start-up overlaps other work (not its CPU).
 
 For the sandboxed match, where the time goes: start-up (both bots start at once, so the slower one counts), the
 bots' moves as the runner timed them (round trip + the bot's thinking), the engine and the runner between moves, and
 the end (end message, exit, killing the process tree, removing cgroups). The in-process and sandboxed matches are
 checked to be the same game (the same moves).
+
+``--baseline DIR`` adds a ``bwrap (baseline)`` mode: the same sandboxed match played by the runner of another copy of
+the code (e.g. ``git archive HEAD | tar -x -C /tmp/base``) in a helper process, interleaved seed by seed with the
+others, so an old-vs-new comparison is made in one run on the same machine load.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
+import json
 import logging
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, machine, median, quantile, record, table
-from bots.runner import Seat, run_match
+from bots.runner import Seat, _Match, prepare_match, run_match
 from games.base import Player
 from games.simulate import play
 
@@ -78,13 +87,23 @@ def in_process(seed: int) -> dict[str, Any]:
     }
 
 
-def runner(seed: int, sandbox: str | None) -> dict[str, Any]:
+def runner(seed: int, sandbox: str | None, prepared: bool = False) -> dict[str, Any]:
+    """One match through ``run_match``; ``prepared``: through ``prepare_match``, timing only ``play`` (the bots were
+    started ``PREPARED_AHEAD_S`` before, as a worker would while recording the previous match)."""
     if sandbox is None:
         seats = [Seat("a", builtin="heuristic"), Seat("b", builtin="heuristic")]
     else:
         seats = [Seat("a", code_dir=BOT_DIR), Seat("b", code_dir=BOT_DIR)]
-    began = time.perf_counter()
-    result = run_match(GAME, seats, seed, sandbox=sandbox or "none")
+    PHASES.clear()
+    if prepared:
+        match = prepare_match(GAME, seats, seed, sandbox=sandbox or "none")
+        time.sleep(PREPARED_AHEAD_S)
+        PHASES.clear()
+        began = time.perf_counter()
+        result = match.play()
+    else:
+        began = time.perf_counter()
+        result = run_match(GAME, seats, seed, sandbox=sandbox or "none")
     wall = (time.perf_counter() - began) * 1000
     faults = [seat.fault for seat in result.seats if seat.fault]
     if faults:
@@ -92,7 +111,7 @@ def runner(seed: int, sandbox: str | None) -> dict[str, Any]:
     moves = result.replay["moves"]
     move_ms = [move["ms"] for move in moves]
     startup = max((seat.startup_ms or 0) for seat in result.seats)
-    return {
+    run = {
         "wall_ms": wall,
         "inner_ms": result.wall_ms,
         "startup_ms": startup,
@@ -100,22 +119,116 @@ def runner(seed: int, sandbox: str | None) -> dict[str, Any]:
         "move_ms": move_ms,
         "moves": [move["action"] for move in moves],
         "decisions": len(moves),
+        **{f"phase_{name}": ms for name, ms in PHASES.items()},
     }
+    if "phase_spawn" in run:  # start-up = spawning the bots + waiting for their ready, as in an older runner
+        run["phase_startup"] += run.pop("phase_spawn")
+    run.setdefault("phase_startup", 0.0)
+    return run
 
 
-def measure(matches: int, first_seed: int = 1000) -> dict[str, list[dict[str, Any]]]:
+PHASES: dict[str, float] = {}
+PREPARED_AHEAD_S = 0.1
+
+
+def time_phases(match_class: type) -> None:
+    """Time the runner's phases (ms of the last match, in ``PHASES``) by wrapping ``_Match``'s methods: start-up
+    (spawning every bot and waiting for its ready), the game, the end (end message, kills) and the teardown that the
+    match still waits for (``close``). A runtime patch: nothing changes on disk."""
+    import functools
+    import time
+
+    def timed(name: str, method: Any) -> Any:
+        @functools.wraps(method)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                PHASES[name] = (time.perf_counter() - began) * 1000
+
+        return wrapper
+
+    phases = [("spawn", "spawn_bots"), ("startup", "_start_bots"), ("game", "_play_game"), ("end", "_finish")]
+    for name, method in [*phases, ("close", "close")]:
+        if hasattr(match_class, method):  # an older runner spawns its bots within _start_bots
+            setattr(match_class, method, timed(name, getattr(match_class, method)))
+
+
+_BASELINE_WORKER = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from typing import Any
+import bench.match
+from bots.runner import _Match
+bench.match.PHASES = {}
+exec(sys.argv[2], vars(bench.match))  # this copy's time_phases
+bench.match.time_phases(_Match)
+for line in sys.stdin:
+    run = bench.match.runner(int(line), "bwrap")
+    run.update({f"phase_{name}": ms for name, ms in bench.match.PHASES.items()})
+    print(json.dumps(run), flush=True)
+"""
+
+
+class Baseline:
+    """``runner(seed, "bwrap")`` of another copy of the code, in a helper process that imports it from ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _BASELINE_WORKER, str(root), inspect.getsource(time_phases)],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def play(self, seed: int) -> dict[str, Any]:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(f"{seed}\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the baseline runner failed on seed {seed}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def measure(
+    matches: int, first_seed: int = 1000, baseline: Path | None = None, prepared: bool = True
+) -> dict[str, list[dict[str, Any]]]:
     logging.getLogger("bots.sandbox").setLevel(logging.ERROR)  # the none backend's warning
     runs: dict[str, list[dict[str, Any]]] = {"in-process": [], "runner, built-ins": [], "none": [], "bwrap": []}
     runner(first_seed - 1, "bwrap")  # warm up: page cache, slot files, the seccomp filter
     runner(first_seed - 1, "none")
-    for seed in range(first_seed, first_seed + matches):
-        runs["in-process"].append(in_process(seed))
-        runs["runner, built-ins"].append(runner(seed, None))
-        runs["none"].append(runner(seed, "none"))
-        runs["bwrap"].append(runner(seed, "bwrap"))
-        same = runs["in-process"][-1]["moves"] == runs["bwrap"][-1]["moves"] == runs["none"][-1]["moves"]
-        if not same:
-            raise SystemExit(f"seed {seed}: the in-process and sandboxed matches differ: not the same game")
+    if prepared:
+        runs["bwrap, prepared ahead"] = []
+    old = Baseline(baseline) if baseline else None
+    if old:
+        runs["bwrap (baseline)"] = []
+        old.play(first_seed - 1)
+    try:
+        for seed in range(first_seed, first_seed + matches):
+            runs["in-process"].append(in_process(seed))
+            runs["runner, built-ins"].append(runner(seed, None))
+            runs["none"].append(runner(seed, "none"))
+            runs["bwrap"].append(runner(seed, "bwrap"))
+            if prepared:
+                runs["bwrap, prepared ahead"].append(runner(seed, "bwrap", prepared=True))
+            if old:
+                runs["bwrap (baseline)"].append(old.play(seed))
+            same = runs["in-process"][-1]["moves"] == runs["bwrap"][-1]["moves"] == runs["none"][-1]["moves"]
+            if old:
+                same = same and runs["bwrap (baseline)"][-1]["moves"] == runs["bwrap"][-1]["moves"]
+            if not same:
+                raise SystemExit(f"seed {seed}: the in-process and sandboxed matches differ: not the same game")
+    finally:
+        if old:
+            old.close()
     return runs
 
 
@@ -123,9 +236,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10, help="matches per mode (default 10)")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
+    parser.add_argument("--baseline", type=Path, help="also time the bwrap match with the runner of this code copy")
     args = parser.parse_args()
     print(f"# A Love Letter match, two example Python bots. {machine()}")
-    runs = measure(args.matches)
+    time_phases(_Match)
+    runs = measure(args.matches, baseline=args.baseline.resolve() if args.baseline else None)
     base = median(run["wall_ms"] for run in runs["in-process"])
     rows = []
     for mode, values in runs.items():
@@ -138,11 +253,15 @@ def main() -> None:
     record(args.results, "match", "LL match in-process (example bots)", round(base, 1), "ms")
     record(args.results, "match", "LL match sandboxed (bwrap) / in-process", round(bwrap / base, 1), "x", "goal ≤ 1.5x")
     record(args.results, "match", "LL match sandboxed (bwrap) / none backend", round(bwrap / none, 2), "x")
+    if "bwrap (baseline)" in runs:
+        old = median(run["wall_ms"] for run in runs["bwrap (baseline)"])
+        print(f"(bwrap: {bwrap:.1f} ms against {old:.1f} ms with the baseline's runner: {bwrap / old:.2f}x)")
+        record(args.results, "match", "LL match bwrap / bwrap with the baseline runner", round(bwrap / old, 2), "x")
 
     print()
     print("# Where the time of a sandboxed match goes (medians, ms)")
     split_rows = []
-    for mode in ("none", "bwrap"):
+    for mode in [mode for mode in ("none", "bwrap", "bwrap (baseline)") if mode in runs]:
         values = runs[mode]
         wall = median(run["wall_ms"] for run in values)
         startup = median(run["startup_ms"] for run in values)
@@ -155,17 +274,32 @@ def main() -> None:
         )
         record(args.results, "match", f"LL match {mode}: start-up of the bots", round(startup, 1), "ms")
         record(args.results, "match", f"LL match {mode}: per move (median)", round(median(per_move), 3), "ms")
-        record(args.results, "match", f"LL match {mode}: end and teardown", round(max(0.0, rest), 1), "ms")
+        record(args.results, "match", f"LL match {mode}: spawn, end and teardown", round(max(0.0, rest), 1), "ms")
     think = median(run["think_ms"] / max(1, run["decisions"]) for run in runs["in-process"])
+    phase_rows = []
+    for mode in [mode for mode in ("none", "bwrap", "bwrap, prepared ahead", "bwrap (baseline)") if mode in runs]:
+        values = runs[mode]
+        row: list[Any] = [mode, median(run["wall_ms"] for run in values)]
+        for name in ("startup", "game", "end", "close"):
+            row.append(median(run[f"phase_{name}"] for run in values))
+            record(args.results, "match", f"LL match {mode}: phase {name}", round(row[-1], 2), "ms")
+        phase_rows.append(row)
     print(
         table(
             split_rows,
-            ["mode", "wall", "start-up", "bot moves", "per move", "p99 move", "engine", "end + teardown"],
+            ["mode", "wall", "start-up", "bot moves", "per move", "p99 move", "engine", "spawn + end + teardown"],
         )
     )
     print(
         f"(per move: the runner's timing of one bot decision, round trip + thinking; the bot alone thinks "
         f"{think * 1000:.0f} µs per move in-process. engine: the in-process match less the bots' thinking)"
+    )
+    print()
+    print("# The runner's phases, timed (medians, ms)")
+    print(table(phase_rows, ["mode", "wall", "start-up", "game", "end", "teardown waited for"]))
+    print(
+        "(start-up: spawning every bot and waiting for its ready; game: moves and engine; end: the end message and"
+        " the kills, with any grace period; teardown waited for: what run_match still does before it returns)"
     )
 
 

@@ -28,6 +28,9 @@ from bots.runner import MatchResult, Seat, run_match
 from bots.sandbox import NONE_WARNING, Limits, NoSandbox, SandboxError, get_sandbox
 from games.registry import GAMES, UnknownGame, builtin_players, get_game
 
+# How long a bot may take to exit after `end` when played locally (the league grants none: docs/protocol.md).
+LOCAL_END_GRACE_MS = 200
+
 
 class UsageError(Exception):
     """A bad command line: one line for the user, exit status 2."""
@@ -129,7 +132,8 @@ def _play(args: argparse.Namespace) -> int:
             f"{game.title} is played by {game.min_players} to {game.max_players} players; got {len(args.seats)} seats"
         )
     options = dict(_parse_option(text) for text in args.option)
-    limits = Limits.for_game(args.game)
+    # Locally a bot may react to `end`: its `on_end` logging is what its author wants to see.
+    limits = Limits.for_game(args.game, end_grace_ms=LOCAL_END_GRACE_MS)
     overrides = {
         name: value
         for name, value in (("move_ms", args.move_ms), ("bank_ms", args.bank_ms), ("startup_ms", args.startup_ms))

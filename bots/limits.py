@@ -19,7 +19,9 @@ class Limits:
     move_ms: int = 1_000
     bank_ms: int = 10_000
     wall_factor: float = 2.0
-    end_grace_ms: int = 200  # after the end message, how long a bot may take to exit before it is killed
+    # After the end message, how long a bot may take to exit before it is killed. 0 (the default): killed at once,
+    # which takes the bots' exit off every match's wall time; what they react to `end` is then not waited for.
+    end_grace_ms: int = 0
     # Output, enforced by the runner (killed on breach).
     max_line_bytes: int = 64 * 1024
     max_stdout_bytes: int = 16 * 1024 * 1024
@@ -40,8 +42,11 @@ class Limits:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"Limits.{f.name} must be a positive number, got {value!r}")
+            zero_ok = f.name in _MAY_BE_ZERO
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not number or value < 0 or (value == 0 and not zero_ok):
+                what = "zero or a positive number" if zero_ok else "a positive number"
+                raise ValueError(f"Limits.{f.name} must be {what}, got {value!r}")
         if self.idle_cpu_percent > 100:
             raise ValueError(f"Limits.idle_cpu_percent must be at most 100, got {self.idle_cpu_percent!r}")
 
@@ -66,6 +71,8 @@ class Limits:
             "wall_factor": self.wall_factor,
         }
 
+
+_MAY_BE_ZERO = frozenset({"end_grace_ms"})
 
 # Per-game overrides kept on the runtime side (a game may also set ``bot_limits`` on its Game class).
 GAME_LIMITS: dict[str, dict[str, Any]] = {}

@@ -38,9 +38,11 @@ __all__ = [
     "Fault",
     "Limits",
     "MatchResult",
+    "PreparedMatch",
     "SandboxError",
     "Seat",
     "SeatResult",
+    "prepare_match",
     "run_match",
 ]
 
@@ -135,6 +137,24 @@ def run_match(
 
     Raises ``ValueError`` (``UnknownGame``, ``InvalidOptions``, unknown built-in player, wrong seat count) for a bad
     request and ``SandboxError`` for infrastructure failures; a bot's misbehaviour is always a ``Fault``."""
+    return prepare_match(game_id, seats, seed, options, sandbox=sandbox, limits=limits).play()
+
+
+def prepare_match(
+    game_id: str,
+    seats: list[Seat],
+    seed: int,
+    options: dict[str, Any] | None = None,
+    *,
+    sandbox: str = "bwrap",
+    limits: Limits | None = None,
+) -> PreparedMatch:
+    """Start a match's bot processes now and play it later: ``run_match`` in two halves.
+
+    The sandboxes are set up and the bots' interpreters start while the caller does something else (e.g. records the
+    previous match); they wait for their ``start`` message, which ``PreparedMatch.play`` sends. Their start-up clock
+    runs from that message (the CPU they used before it still counts). Always ``play`` or ``close`` what this returns.
+    Raises as ``run_match`` does."""
     try:
         game = get_game(game_id)
     except UnknownGame as exc:
@@ -148,9 +168,44 @@ def run_match(
     backend = get_sandbox(sandbox) if any(seat.code_dir is not None for seat in seats) else None
     match = _Match(game_id, state, seats, seed, dict(options or {}), limits)
     try:
-        return match.play(backend)
-    finally:
+        if backend is not None:
+            match.spawn_bots(backend)
+    except BaseException:
         match.close()
+        raise
+    return PreparedMatch(match)
+
+
+class PreparedMatch:
+    """A match whose bots are started and wait for ``start`` (``prepare_match``): ``play`` it once, or ``close`` it.
+
+    Usable as a context manager (closed on exit, played or not)."""
+
+    def __init__(self, match: _Match) -> None:
+        self._match: _Match | None = match
+
+    def play(self) -> MatchResult:
+        """Play the match to the end (as ``run_match``); the bots are torn down whatever happens."""
+        match = self._match
+        if match is None:
+            raise RuntimeError("this match was already played or closed")
+        self._match = None
+        try:
+            return match.play()
+        finally:
+            match.close()
+
+    def close(self) -> None:
+        """Discard the match unplayed: its bots are killed and cleaned up (in the background). Idempotent."""
+        if self._match is not None:
+            self._match.close()
+            self._match = None
+
+    def __enter__(self) -> PreparedMatch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 # ----- internals ----------------------------------------------------------------------------------------------------
@@ -186,6 +241,7 @@ class _Conn:
         self.time_ms = 0.0
         self.cpu_ms: float | None = 0.0 if proc.cpu_ms() is not None else None
         self.startup_ms: int | None = None
+        self.start_sent_at = proc.started_at
         self.registered: set[int] = set()
 
     def stderr_text(self) -> str:
@@ -220,35 +276,36 @@ class _Match:
         self.own_ms = [0.0] * self.players
 
     # -- lifecycle --
-    def play(self, backend: Any) -> MatchResult:
+    def play(self) -> MatchResult:
         started = time.monotonic()
         for seat, spec in enumerate(self.seats):
             if spec.builtin is not None:
                 player = make_player(self.game_id, spec.builtin, self._player_seed(seat))
                 player.start(seat, self.players, self.state.options)
                 self.builtins[seat] = player
-        if backend is not None:
-            self._start_bots(backend)
+        if self.conns:
+            self._start_bots()
         self._play_game()
         outcome = self.state.outcome().with_faults(sorted(self.faults))
         self._finish(outcome)
         return self._result(outcome, started)
 
     def close(self) -> None:
-        for conn in self.conns.values():
-            conn.proc.kill()
-        for conn in self.conns.values():
-            conn.proc.close()
+        # Stop watching the fds first: the background closer closes them, and their numbers may then be reused.
         self.selector.close()
+        self.by_fd.clear()
+        # Reaping and cgroup removal do not hold up the result: the trees are dying (killed now if not yet), the rest
+        # happens in the background.
+        for conn in self.conns.values():
+            conn.proc.close_soon()
 
     def _player_seed(self, seat: int) -> int:
         return self.seed * 100 + seat  # as games.simulate does
 
     # -- start-up --
-    def _start_bots(self, backend: Any) -> None:
-        start_info = self.game.start_info(self.players, self.state.options)
-        time_control = self.limits.time_control()
-        # Spawn every bot first, so their (slowest) part — interpreter start-up — runs concurrently.
+    def spawn_bots(self, backend: Any) -> None:
+        """Start every bot's process (all of them first, so that their slowest part, the interpreter's start-up, runs
+        concurrently); they wait for their start message."""
         for seat, spec in enumerate(self.seats):
             if spec.code_dir is None:
                 continue
@@ -260,10 +317,16 @@ class _Match:
             conn = _Conn(seat, proc, self.limits)
             self.conns[seat] = conn
             self._register(conn)
+
+    def _start_bots(self) -> None:
+        start_info = self.game.start_info(self.players, self.state.options)
+        time_control = self.limits.time_control()
+        for seat, conn in self.conns.items():
             message = protocol.start_message(
                 self.game_id, seat, self.players, self.state.options, time_control, start_info
             )
             conn.awaiting = "ready"
+            conn.start_sent_at = time.monotonic()
             self._send(conn, message)
         waiting = {seat: conn for seat, conn in self.conns.items() if conn.fault is None}
         while waiting:
@@ -282,8 +345,8 @@ class _Match:
                         del waiting[seat]
                         continue
                     conn.awaiting = None
-                    conn.startup_ms = round((now - conn.proc.started_at) * 1000)
-                    conn.proc.throttle()
+                    conn.startup_ms = round((now - conn.start_sent_at) * 1000)
+                    conn.proc.rest(now)
                     del waiting[seat]
                     continue
                 if conn.out_eof or conn.exited:
@@ -292,7 +355,8 @@ class _Match:
                     self._fault_conn(conn, self._exit_fault(conn, "startup", None))
                     del waiting[seat]
                     continue
-                charged, allowance, wait_s = self._clock(conn, conn.proc.started_at, 0.0, self.limits.startup_ms)
+                # From the start message (a prepared bot may have waited long for it), CPU from the process's start.
+                charged, allowance, wait_s = self._clock(conn, conn.start_sent_at, 0.0, self.limits.startup_ms)
                 if charged > allowance:
                     if conn.marker_pending:
                         raise SandboxError(f"the sandbox did not start within {self.limits.startup_ms} ms")
@@ -320,6 +384,7 @@ class _Match:
             seat = state.to_move()
             if seat is None:
                 return
+            self._throttle_rested(skip=seat)  # not the seat about to move: it would be woken again at once
             obs = state.observation(seat)
             legal = state.legal_actions()
             if seat in self.builtins:
@@ -344,11 +409,11 @@ class _Match:
     def _bot_move(self, conn: _Conn, obs: dict[str, Any], legal: list[dict[str, Any]]) -> bool:
         """Ask the bot for this decision; True if it made a legal move, False if it faulted."""
         move_index = len(self.moves)
+        conn.proc.wake()  # first, so that the pump below does not throttle it just before
         # Anything the bot wrote since its last reply is unsolicited: catch it now, or it would pass for this reply.
         self._pump(0)
         if conn.fault is not None:
             return False
-        conn.proc.unthrottle()
         allowance_ms = self.limits.move_ms + conn.bank_ms
         conn.awaiting = "action"
         began = time.monotonic()
@@ -371,7 +436,7 @@ class _Match:
                 return False
             self._pump(wait_s)
         conn.awaiting = None
-        conn.proc.throttle()
+        conn.proc.rest()
         if charged > allowance:
             self._fault_conn(conn, self._timeout_fault(allowance, move_index))
             return False
@@ -495,26 +560,38 @@ class _Match:
 
     # -- the end --
     def _finish(self, outcome: Outcome) -> None:
+        """Tell every live bot the outcome and kill the trees: at once by default (``end_grace_ms`` = 0), or once
+        they have exited or the grace period has run out. Teardown itself happens in ``close``, off the result's
+        critical path."""
         live = [conn for conn in self.conns.values() if conn.fault is None]
+        grace_s = self.limits.end_grace_ms / 1000
         for conn in live:
-            conn.proc.unthrottle()
+            if grace_s:
+                conn.proc.wake()  # it may use its grace period at full speed
             conn.awaiting = "end"
             self._send(conn, protocol.end_message(outcome, self.state.observation(conn.seat)), close_after=True)
-        deadline = time.monotonic() + self.limits.end_grace_ms / 1000
-        while any(not conn.exited and not conn.out_eof for conn in live):
+        deadline = time.monotonic() + grace_s
+        while grace_s and any(not conn.exited and not conn.out_eof for conn in live):
             left = deadline - time.monotonic()
             if left <= 0:
                 break
             self._pump(left)
         for conn in self.conns.values():
-            conn.proc.kill()
-        # Collect what the bots wrote to stderr until they died.
-        deadline = time.monotonic() + 0.5
-        while (
-            any(fd for conn in self.conns.values() for fd in conn.registered if self.by_fd[fd][1] == "stderr")
-            and time.monotonic() < deadline
-        ):
-            self._pump(deadline - time.monotonic())
+            conn.proc.kill(cgroup=False)  # the kernel does the rest; the background close sweeps the cgroup
+        # Whatever a bot wrote to stderr before it died is in the pipe now: take it without waiting for the end of
+        # file, which only comes once every process of the sandbox chain is gone.
+        for conn in self.conns.values():
+            self._drain_stderr(conn)
+
+    def _drain_stderr(self, conn: _Conn) -> None:
+        fd = conn.proc.stderr_fd
+        for _ in range(conn.limits.max_stderr_bytes // (1 << 16) + 2):  # bounded even against a dying flood
+            if fd not in conn.registered:
+                return
+            before = conn.stderr_total
+            self._read_stderr(conn)
+            if conn.stderr_total == before:
+                return
 
     def _result(self, outcome: Outcome, started: float) -> MatchResult:
         results = []
@@ -599,13 +676,33 @@ class _Match:
                 conn.proc.popen.stdin.close()  # type: ignore[union-attr]
             conn.close_stdin_when_sent = False
 
+    def _throttle_rested(self, skip: int | None = None) -> float | None:
+        """Throttle the bots that have rested long enough since their last reply; when the next one is due."""
+        now = time.monotonic()
+        due: float | None = None
+        for conn in self.conns.values():
+            if conn.fault is None and conn.awaiting is None and conn.seat != skip:
+                when = conn.proc.throttle_if_rested(now)
+                if when is not None and (due is None or when < due):
+                    due = when
+        return due
+
     def _pump(self, timeout: float | None) -> None:
-        """Wait for (at most ``timeout`` seconds) and handle I/O of every bot: this is the only place that blocks."""
+        """Wait for (at most ``timeout`` seconds) and handle I/O of every bot: this is the only place that blocks.
+
+        It also wakes up in time to throttle the bots resting between their moves (``_throttle_rested``)."""
+        due = self._throttle_rested()
+        if due is not None:
+            until_due = max(0.0, due - time.monotonic())
+            timeout = until_due if timeout is None else min(timeout, until_due)
         if not self.by_fd:
             if timeout:
                 time.sleep(min(timeout, 0.05))
             return
-        for key, _ in self.selector.select(timeout):
+        events = self.selector.select(timeout)
+        if due is not None:
+            self._throttle_rested()
+        for key, _ in events:
             entry = self.by_fd.get(key.fd)
             if entry is None:
                 continue

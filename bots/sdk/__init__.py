@@ -15,40 +15,68 @@ third argument, a ``Context`` (seat, players, options, the start message, time l
 stdout belongs to the protocol. Inside the sandbox this package is importable as ``parlour_sdk`` (it is mounted
 read-only at /parlour/parlour_sdk); ``python -m bots play`` arranges the same when you run bots locally.
 
-Standard library only, so it runs on any Python 3.11+.
+Standard library only, so it runs on any Python 3.11+. It imports nothing but ``json`` and ``sys`` when a bot
+starts (no ``typing``, ``dataclasses`` or ``inspect``): that is a few milliseconds less of every bot's start-up.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing at run time would slow every bot's start-up
+    from collections.abc import Callable
+    from typing import Any, TextIO
+
+    Action = dict[str, Any]
 
 __all__ = ["Context", "ProtocolError", "log", "run"]
-
-Action = dict[str, Any]
 
 
 class ProtocolError(RuntimeError):
     """The runner sent something this SDK does not understand."""
 
 
-@dataclass
 class Context:
-    """What the bot knows besides the observation: filled from the start message, updated on each act."""
+    """What the bot knows besides the observation: filled from the start message, updated on each act.
 
-    game: str = ""
-    seat: int = 0
-    players: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
-    time: dict[str, Any] = field(default_factory=dict)
-    start: dict[str, Any] = field(default_factory=dict)  # the whole start message (includes game-specific fields)
-    time_left_ms: int = 0  # the most the current move may take
-    moves: int = 0  # actions sent so far
-    outcome: dict[str, Any] | None = None  # set when the match ends
+    (A plain class rather than a dataclass: ``dataclasses`` imports ``inspect``, which costs every bot start-up.)"""
+
+    _FIELDS = ("game", "seat", "players", "options", "time", "start", "time_left_ms", "moves", "outcome")
+
+    def __init__(
+        self,
+        game: str = "",
+        seat: int = 0,
+        players: int = 0,
+        options: dict[str, Any] | None = None,
+        time: dict[str, Any] | None = None,
+        start: dict[str, Any] | None = None,
+        time_left_ms: int = 0,
+        moves: int = 0,
+        outcome: dict[str, Any] | None = None,
+    ) -> None:
+        self.game = game
+        self.seat = seat
+        self.players = players
+        self.options: dict[str, Any] = {} if options is None else options
+        self.time: dict[str, Any] = {} if time is None else time
+        self.start: dict[str, Any] = {} if start is None else start  # the whole start message (game fields too)
+        self.time_left_ms = time_left_ms  # the most the current move may take
+        self.moves = moves  # actions sent so far
+        self.outcome = outcome  # set when the match ends
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
+        return f"Context({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
 
 
 def log(*args: Any) -> None:
@@ -72,7 +100,8 @@ def run(
     """Play one match: ``act(obs, legal)`` or ``act(obs, legal, ctx)`` returns an action (or ``(action, note)``).
 
     ``on_start(ctx)`` runs once before ``ready`` (set-up work counts against the start-up limit);
-    ``on_end(ctx, obs)`` runs after the match with the final observation. Returns the final context."""
+    ``on_end(ctx, obs)`` runs after the match with the final observation — if the process lives that long: the
+    league's runner kills a bot as soon as it has sent ``end`` (docs/protocol.md). Returns the final context."""
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
     wants_ctx = _arity(act) >= 3
@@ -114,7 +143,23 @@ def run(
     return ctx
 
 
+_CO_VARARGS = 0x04
+
+
 def _arity(func: Callable[..., Any]) -> int:
+    """How many positional arguments ``func`` takes (3 if it takes ``*args``). Plain functions and bound methods are
+    read from their code object; anything else (partials, callable objects, builtins) asks ``inspect``, imported only
+    then because it is slow to import."""
+    code = getattr(func, "__code__", None)
+    bound = getattr(func, "__self__", None) is not None and hasattr(func, "__func__")
+    if code is None and bound:
+        code = getattr(func.__func__, "__code__", None)  # type: ignore[attr-defined]
+    if code is not None and hasattr(code, "co_argcount"):
+        if code.co_flags & _CO_VARARGS:
+            return 3
+        return code.co_argcount - (1 if bound else 0)
+    import inspect
+
     try:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):

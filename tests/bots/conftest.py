@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,11 @@ HOSTILE = Path(__file__).parent / "hostile"
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 PILE = "parlour_test_pile"
 
-# Short clocks keep the suite fast: a hung bot is caught within (move_ms + bank_ms) * wall_factor.
-FAST = Limits(startup_ms=8000, move_ms=300, bank_ms=300, wall_factor=2.0, end_grace_ms=100)
+# Short clocks keep the suite fast: a hung bot is caught within (move_ms + bank_ms) * wall_factor. No grace after
+# `end` (the default): bots are killed as soon as the match is over, as on the league's workers.
+FAST = Limits(startup_ms=8000, move_ms=300, bank_ms=300, wall_factor=2.0)
+# A grace period after `end`, for the tests of what a bot does when the match is over.
+GRACE = replace(FAST, end_grace_ms=2000)
 
 
 def _bwrap_problem() -> str | None:

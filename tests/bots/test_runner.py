@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from bots.runner import REPLAY_FORMAT, MatchResult, Seat, run_match
-from bots.sandbox import Limits
+from bots.sandbox import Limits, wait_closed
 from games.registry import get_game
-from tests.bots.conftest import EXAMPLES, FAST, requires_bwrap
+from tests.bots.conftest import EXAMPLES, FAST, GRACE, requires_bwrap
 
 pytestmark = requires_bwrap
 
@@ -66,7 +66,7 @@ def test_a_normal_match_completes_with_a_full_replay(pile: str, bot: Callable[..
 
 
 def test_the_bot_receives_start_act_and_end_messages(pile: str, bot: Callable[..., Path]) -> None:
-    result = play(pile, [RANDOM, hostile(bot, "echo_start")], options={"pile": 7})
+    result = play(pile, [RANDOM, hostile(bot, "echo_start")], options={"pile": 7}, limits=GRACE)
     messages = [json.loads(line) for line in result.seats[1].stderr.splitlines()]
     start, *acts, end = messages
     assert start == {
@@ -76,11 +76,11 @@ def test_the_bot_receives_start_act_and_end_messages(pile: str, bot: Callable[..
         "seat": 1,
         "players": 2,
         "options": {"pile": 7},
-        "time": FAST.time_control(),
+        "time": GRACE.time_control(),
         "rules": "take 1-3; last counter wins",
     }
     assert acts and all(m["type"] == "act" and m["obs"]["seat"] == 1 for m in acts)
-    assert acts[0]["time_left_ms"] == FAST.move_ms + FAST.bank_ms
+    assert acts[0]["time_left_ms"] == GRACE.move_ms + GRACE.bank_ms
     assert acts[0]["legal"] == [{"take": 1}, {"take": 2}, {"take": 3}]
     assert end["type"] == "end" and end["outcome"] == result.outcome.to_json() and end["obs"]["pile"] == 0
 
@@ -93,9 +93,9 @@ def test_builtin_only_matches_need_no_sandbox(pile: str) -> None:
 
 @pytest.mark.parametrize("example", ["sdk_bot", "node_bot"])
 def test_every_game_agnostic_example_bot_plays_through_run_match(pile: str, example: str) -> None:
-    result = play(pile, [Seat(example, code_dir=EXAMPLES / example), RANDOM], limits=replace(FAST, move_ms=2000))
+    result = play(pile, [Seat(example, code_dir=EXAMPLES / example), RANDOM], limits=replace(GRACE, move_ms=2000))
     assert result.seats[0].fault is None, result.seats[0].stderr
-    assert result.seats[0].moves > 0 and "match over" in result.seats[0].stderr
+    assert result.seats[0].moves > 0 and "match over" in result.seats[0].stderr  # its on_end ran in the grace
 
 
 def test_a_relative_code_dir_works(pile: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,10 +236,25 @@ def test_stderr_is_capped_keeping_its_beginning_and_end(pile: str, bot: Callable
 
 
 def test_a_bot_ignoring_the_end_is_killed_after_the_grace_period(pile: str, bot: Callable[..., Path]) -> None:
+    limits = replace(FAST, end_grace_ms=300)
     began = time.monotonic()
-    result = play(pile, [hostile(bot, "ignore_end"), RANDOM])
+    result = play(pile, [hostile(bot, "ignore_end"), RANDOM], limits=limits)
     assert result.seats[0].fault is None
-    assert time.monotonic() - began < 3
+    assert 0.3 <= time.monotonic() - began < 3
+
+
+def test_by_default_bots_are_killed_as_soon_as_the_match_is_over(pile: str, bot: Callable[..., Path]) -> None:
+    seats = [hostile(bot, "ignore_end"), hostile(bot, "echo_start")]
+    result = play(pile, seats, limits=replace(FAST, end_grace_ms=0))
+    assert [s.fault for s in result.seats] == [None, None]
+    # No grace to wait for, not even for the bot that ignores the end: the match took far less than 300 ms more
+    # than its moves did, and what the bots wrote on stderr before the end is kept.
+    moves_ms = sum(m["ms"] for m in result.replay["moves"])
+    startup_ms = max(s.startup_ms or 0 for s in result.seats)
+    assert result.wall_ms - moves_ms - startup_ms < 300, result.wall_ms
+    messages = [json.loads(line) for line in result.seats[1].stderr.splitlines()]
+    assert messages[0]["type"] == "start" and messages[-1]["type"] in ("act", "end")
+    assert wait_closed(10)
 
 
 def test_several_faulty_bots_share_the_last_rank(pile: str, bot: Callable[..., Path]) -> None:

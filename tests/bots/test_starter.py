@@ -14,6 +14,7 @@ import pytest
 from bots import starter
 from bots.packaging import package_upload, unpack
 from bots.runner import Seat, run_match
+from bots.sandbox import Limits
 from games.registry import GAMES, get_game
 from tests.bots.conftest import EXAMPLES, requires_bwrap
 
@@ -98,7 +99,8 @@ def test_the_kits_sdk_bot_plays_in_the_sandbox_with_notes_and_its_log(tmp_path: 
     (folder / "bot.toml").write_text('command = ["python3", "main_sdk.py"]\n')
     (folder / "bot.toml").chmod(0o644)
     seats = [Seat(label="kit", code_dir=folder), Seat(label="h", builtin="heuristic")]
-    result = run_match("love_letter", seats, seed=4)
+    # A grace period after `end`, so that the kit's on_end gets to log (the league kills bots at once: protocol.md).
+    result = run_match("love_letter", seats, seed=4, limits=Limits.for_game("love_letter", end_grace_ms=2000))
     mine = result.seats[0]
     assert mine.fault is None and mine.cpu_ms is not None
     moves = [m for m in result.replay["moves"] if m["seat"] == 0]
