@@ -83,7 +83,17 @@ def flush_redis() -> None:
 class Worker:
     """One ``celery -A workers.celery worker`` process (prefork, ``concurrency`` children)."""
 
-    def __init__(self, db_name: str, concurrency: int, log_dir: Path, name: str = "bench") -> None:
+    def __init__(
+        self,
+        db_name: str,
+        concurrency: int,
+        log_dir: Path,
+        name: str = "bench",
+        cwd: Path = ROOT,
+        queue: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """``cwd``, ``queue``, ``env``: another checkout's code on its own queue (bench/league.py --trees)."""
         self.log = log_dir / f"worker-{name}-{concurrency}.log"
         command = [
             str(Path(sys.executable).parent / "celery"),
@@ -99,11 +109,12 @@ class Worker:
             "--without-mingle",
             "--without-gossip",
             "--without-heartbeat",
+            *(["--queues", queue] if queue else []),
         ]
         self.process = subprocess.Popen(
             command,
-            cwd=ROOT,
-            env={**os.environ, **environment(db_name)},
+            cwd=cwd,
+            env={**os.environ, **environment(db_name), **(env or {})},
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
             start_new_session=True,

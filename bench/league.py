@@ -12,6 +12,10 @@ and for each game:
   the worker, timed from the first creation until the last one is finished in the database (claim, unpack, run,
   record the result and the replay, ratings, all in the clock).
 
+``--trees old=/tmp/base new=.`` compares versions of the league side by side in one run: each tree gets its own
+worker (its code, its own queue and VAR_DIR), and every repeat plays the runner, then each tree's worker in turn, on
+the same tables and seeds. The database is migrated by this tree: the others must share its schema.
+
 Two kinds of seats: the built-in players (in-process, they answer at once) and the game's example bot
 (``bots/examples/<game>/main.py``, uploaded as a bot, run in the bwrap sandbox). Table sizes rotate over what the game
 allows, each seat a different bot (so every match is rated). Runs interleave runner and celery, repeat by repeat;
@@ -21,9 +25,13 @@ figures are medians. Overhead = celery time per match / runner time per match - 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
+import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,12 +129,15 @@ def runner_alone(pool: Any, game_id: str, versions: list[Any], sizes: list[int],
 
 
 # ----- through Celery ---------------------------------------------------------------------------------------------
-def through_celery(game_id: str, versions: list[Any], sizes: list[int], seeds: list[int]) -> dict[str, float]:
+def through_celery(
+    game_id: str, versions: list[Any], sizes: list[int], seeds: list[int], queue: str
+) -> dict[str, float]:
     from celery import current_app
 
     from league import services
     from league.models import Match
 
+    current_app.conf.task_default_queue = queue  # the worker of the tree being measured (send_task reads it each time)
     began = time.perf_counter()
     ids = [
         services.do_create_match(game_id, versions[:size], seed=seed).pk
@@ -147,7 +158,7 @@ def through_celery(game_id: str, versions: list[Any], sizes: list[int], seeds: l
             # a queued match whose message is gone stays queued for ever). Send them again (claims are idempotent).
             lost = list(Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).values_list("pk", flat=True))
             for match_id in lost:
-                current_app.send_task(services.RUN_MATCH_TASK, args=[match_id])
+                current_app.send_task(services.RUN_MATCH_TASK, args=[match_id], queue=queue)
             resent += len(lost)
             since = now
         time.sleep(0.02)
@@ -168,27 +179,45 @@ def through_celery(game_id: str, versions: list[Any], sizes: list[int], seeds: l
     }
 
 
-def measure_game(pool: Any, game_id: str, kind: str, count: int, repeats: int, versions: list[Any], seed: int) -> dict:
-    """Runner and celery runs of one game, interleaved; medians."""
+def measure_game(
+    pool: Any, game_id: str, kind: str, count: int, repeats: int, versions: list[Any], seed: int, trees: list[str]
+) -> tuple[dict[str, dict], int]:
+    """Runner and celery runs (one per tree) of one game, interleaved; medians by tree, and the next seed."""
     code = str(ROOT / "bots" / "examples" / game_id)
-    runner_runs, celery_runs = [], []
+    runner_runs: list[float] = []
+    celery_runs: dict[str, list[dict]] = {tree: [] for tree in trees}
     for _ in range(repeats):
         sizes = _tables(game_id, count)
         seeds = list(range(seed, seed + count))
         seed += count
         runner_runs.append(runner_alone(pool, game_id, versions, sizes, seeds, code))
-        celery_runs.append(through_celery(game_id, versions, sizes, seeds))
+        for tree in trees:
+            celery_runs[tree].append(through_celery(game_id, versions, sizes, seeds, _queue(tree)))
     runner_s = median(runner_runs)
-    celery_s = median(run["seconds"] for run in celery_runs)
-    return {
-        "runner_per_min": count / runner_s * 60,
-        "celery_per_min": count / celery_s * 60,
-        "overhead": celery_s / runner_s - 1,
-        "match_ms": median(run["runner_ms"] for run in celery_runs),
-        "extra_ms": median(run["worker_extra_ms"] for run in celery_runs),
-        "create_ms": median(run["create_seconds"] for run in celery_runs) / count * 1000,
-        "next_seed": seed,
-    }
+    figures = {}
+    for tree, runs in celery_runs.items():
+        celery_s = median(run["seconds"] for run in runs)
+        figures[tree] = {
+            "runner_per_min": count / runner_s * 60,
+            "celery_per_min": count / celery_s * 60,
+            "overhead": celery_s / runner_s - 1,
+            "match_ms": median(run["runner_ms"] for run in runs),
+            "extra_ms": median(run["worker_extra_ms"] for run in runs),
+            "create_ms": median(run["create_seconds"] for run in runs) / count * 1000,
+        }
+    return figures, seed
+
+
+def _queue(tree: str) -> str:
+    return f"bench-league-{tree}"
+
+
+def _trees(specs: list[str]) -> dict[str, Path]:
+    trees = {}
+    for spec in specs:
+        name, _, path = spec.rpartition("=")
+        trees[name or Path(path).resolve().name] = Path(path).resolve()
+    return trees
 
 
 def main() -> None:
@@ -203,7 +232,14 @@ def main() -> None:
     parser.add_argument("--kinds", nargs="*", default=["builtin", "example"], choices=["builtin", "example"])
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
+    parser.add_argument(
+        "--trees",
+        nargs="*",
+        default=[f"this={ROOT}"],
+        help="NAME=PATH checkouts whose workers to measure side by side (default: this tree alone)",
+    )
     args = parser.parse_args()
+    trees = _trees(args.trees)
 
     print(f"# The league: matches per minute, Celery workers vs the runner alone. {machine()}")
     infra.create_database(DB_NAME)
@@ -224,35 +260,41 @@ def main() -> None:
     try:
         for workers in args.workers:
             connections.close_all()  # no database connection inherited by the forked pool
-            with ctx.Pool(workers) as pool, infra.worker(DB_NAME, workers, logs):
+            with contextlib.ExitStack() as stack:
+                pool = stack.enter_context(ctx.Pool(workers))
+                for tree, path in trees.items():
+                    stack.enter_context(_tree_worker(tree, path, workers, logs))
                 for game_id in args.games:
                     for kind in args.kinds:
                         count = args.matches if kind == "builtin" else args.bot_matches
-                        m = measure_game(pool, game_id, kind, count, args.repeats, bots[(game_id, kind)], seed)
-                        seed = m["next_seed"]
-                        label = f"{game_id} ({kind})"
-                        rows.append(
-                            [
-                                label,
-                                workers,
-                                m["runner_per_min"],
-                                m["celery_per_min"],
-                                f"{m['overhead']:+.0%}",
-                                m["match_ms"],
-                                m["extra_ms"],
-                                m["create_ms"],
-                            ]
-                        )
-                        label += f", {workers} worker(s)"
-                        per_min = round(m["celery_per_min"])
-                        record(args.results, "league", f"{label}: matches/min, celery", per_min, "/min")
-                        per_min = round(m["runner_per_min"])
-                        record(args.results, "league", f"{label}: matches/min, runner alone", per_min, "/min")
-                        overhead = f"{m['overhead']:+.0%}"
-                        record(args.results, "league", f"{label}: Celery/DB overhead", overhead, "", "goal < 10%")
-                        print(
-                            f"  {label}: runner {m['runner_per_min']:,.0f}/min, celery {m['celery_per_min']:,.0f}/min"
-                        )
+                        versions = bots[(game_id, kind)]
+                        figures, seed = measure_game(pool, game_id, kind, count, args.repeats, versions, seed, [*trees])
+                        for tree, m in figures.items():
+                            label = f"{game_id} ({kind})" + (f" [{tree}]" if len(trees) > 1 else "")
+                            rows.append(
+                                [
+                                    label,
+                                    workers,
+                                    m["runner_per_min"],
+                                    m["celery_per_min"],
+                                    f"{m['overhead']:+.0%}",
+                                    m["match_ms"],
+                                    m["extra_ms"],
+                                    m["create_ms"],
+                                ]
+                            )
+                            label += f", {workers} worker(s)"
+                            per_min = round(m["celery_per_min"])
+                            record(args.results, "league", f"{label}: matches/min, celery", per_min, "/min")
+                            per_min = round(m["runner_per_min"])
+                            record(args.results, "league", f"{label}: matches/min, runner alone", per_min, "/min")
+                            overhead = f"{m['overhead']:+.0%}"
+                            record(args.results, "league", f"{label}: Celery/DB overhead", overhead, "", "goal < 10%")
+                            print(
+                                f"  {label}: runner {m['runner_per_min']:,.0f}/min, "
+                                f"celery {m['celery_per_min']:,.0f}/min ({overhead})",
+                                flush=True,
+                            )
     finally:
         connections.close_all()
         infra.flush_redis()
@@ -264,6 +306,22 @@ def main() -> None:
         f"(medians of {args.repeats} runs; match ms: the runner's wall time in the worker; worker extra ms: claimed to "
         "finished less the runner's time (claim, unpack, record, ratings); create ms: do_create_match per match)"
     )
+
+
+@contextlib.contextmanager
+def _tree_worker(tree: str, path: Path, concurrency: int, logs: Path) -> Iterator[infra.Worker]:
+    """A worker running ``path``'s code on its own queue, with its own (fresh) VAR_DIR: a cold bot-code cache."""
+    var_dir = Path(tempfile.gettempdir()) / f"parlour-bench-league-{tree}"
+    shutil.rmtree(var_dir, ignore_errors=True)  # (the bot-code cache's files are read-only, but root removes them)
+    var_dir.mkdir(mode=0o755)
+    var_dir.chmod(0o755)  # the sandbox binds code as it is only when every ancestor is searchable by others
+    extra = {"PYTHONPATH": str(path), "PARLOUR_VAR_DIR": str(var_dir)}
+    started = infra.Worker(DB_NAME, concurrency, logs, name=f"bench-{tree}", cwd=path, queue=_queue(tree), env=extra)
+    try:
+        started.wait_ready()
+        yield started
+    finally:
+        started.stop()
 
 
 if __name__ == "__main__":

@@ -280,7 +280,18 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
     )
     if claimed != 1:
         return None
-    match = Match.objects.get(pk=match_id)
+    # One query for the match and what the worker needs to play it: its seats, their versions, bots and owners (not
+    # the archives: up to 1 MiB a seat, unpacked once per machine). ``match.seats.all()`` answers from this list.
+    seats = list(
+        Seat.objects.filter(match_id=match_id)
+        .select_related("match", "bot_version__bot__owner")
+        .defer("bot_version__archive")
+        .order_by("number")
+    )
+    match = seats[0].match if seats else Match.objects.get(pk=match_id)
+    for seat in seats:
+        seat.match = match
+    match._prefetched_objects_cache = {"seats": seats}
     if match.attempts > settings.MATCH_MAX_ATTEMPTS:
         last = match.error or "its worker stopped answering (killed, or its lease ran out)"
         do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
@@ -420,9 +431,11 @@ def do_release_version(version_id: int, error: str, claim_token: str) -> bool:
     """A validation failed for the infrastructure: validate it again after a back-off (the claim beyond
     MATCH_MAX_ATTEMPTS rejects it). False when the claim is not ``claim_token`` any more."""
     with transaction.atomic():
-        version = BotVersion.objects.select_for_update().filter(
-            pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token
-        ).first()
+        version = (
+            BotVersion.objects.select_for_update()
+            .filter(pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token)
+            .first()
+        )
         if version is None:
             return False
         delay = retry_delay(version.attempts)
@@ -479,7 +492,9 @@ def do_record_match_result(match_id: int, result: dict[str, Any], claim_token: s
             seat.fault_detail = fault.get("detail", "")[:2000]
             seat.stderr = (data.get("stderr") or "")[-64 * 1024 :]
             seat.moves, seat.time_ms = data.get("moves", 0), data.get("time_ms", 0)
-        for seat in seats:  # a handful of rows: plain UPDATEs are cheaper than bulk_update's CASE expressions
+        # A handful of rows: plain UPDATEs are cheaper than bulk_update (measured: its CASE expressions cost more, in
+        # Python and in PostgreSQL, than the round trips they save; tests/league/test_services.py pins the count).
+        for seat in seats:
             seat.save(update_fields=["rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms"])
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()

@@ -256,6 +256,9 @@ BOT_SANDBOX = env_str("BOT_SANDBOX", "bwrap")
 if BOT_SANDBOX not in {"bwrap", "none"}:
     raise ConfigError(f"BOT_SANDBOX must be bwrap or none, not {BOT_SANDBOX!r}")
 ALLOW_UNSANDBOXED_BOTS = env_bool("ALLOW_UNSANDBOXED_BOTS", False)
+# Workers unpack each bot version once per machine, under VAR_DIR/bot-code/ (workers/code_cache.py), and keep at most
+# this many versions there (the least recently used go first, never one used within CELERY_TASK_TIME_LIMIT).
+BOT_CODE_CACHE_ENTRIES = env_int("BOT_CODE_CACHE_ENTRIES", 256)
 # Reliability (docs/operations.md). A worker's claim on a match (or a validation) is a lease of MATCH_STALE_SECONDS,
 # renewed every quarter of it while the worker plays; a lease that runs out means the worker died, and the match may
 # be claimed again. Every claim is an attempt: after MATCH_MAX_ATTEMPTS the match fails, with the reason.
@@ -285,6 +288,19 @@ if MATCH_MAX_ATTEMPTS < 1 or MATCH_SWEEP_SECONDS < 1 or MATCH_RESEND_SECONDS < 1
 # challenge and this many per user in any hour (more is refused with 429 and the time to retry).
 CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)
 CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
+
+# "default" as Django's own default (the API's throttle counters). "pages": the busy pages' expensive parts
+# (league/caching.py), keyed on a fingerprint of the data they show, so a per-process cache is never stale; entries
+# expire after a minute so that the relative times in them ("5 minutes ago") stay current.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "pages": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "pages",
+        "TIMEOUT": 60,
+        "OPTIONS": {"MAX_ENTRIES": 1000},
+    },
+}
 
 LOGGING = {
     "version": 1,

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from celery import Task, shared_task
@@ -22,14 +20,13 @@ from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections, connections
 
 from bots.limits import Limits
-from bots.packaging import unpack
 from bots.runner import Seat as RunnerSeat
 from bots.runner import run_match as play_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import services, tournaments
 from league.models import BotVersion
-from workers import faults
+from workers import code_cache, faults
 
 log = logging.getLogger(__name__)
 # Errors of the database connection itself (not of a query: those are bugs, and retrying them would not help).
@@ -44,13 +41,18 @@ TASK_RETRIES = 8
 T = TypeVar("T")
 
 
-def _runner_seat(version: BotVersion, workdir: Path) -> RunnerSeat:
+def _runner_seat(version: BotVersion) -> RunnerSeat:
+    """The runner's seat for ``version``: its code unpacked once per machine (workers/code_cache.py), read-only."""
     if version.builtin:
         return RunnerSeat(label=version.label, builtin=version.builtin)
-    code_dir = workdir / f"v{version.pk}"
-    if not code_dir.exists():
-        unpack(bytes(version.archive), code_dir)
-    return RunnerSeat(label=version.label, code_dir=code_dir)
+
+    def archive() -> bytes:
+        # Only on this process's first sight of the version: the seats are loaded without the archives.
+        if "archive" in version.get_deferred_fields():
+            return bytes(BotVersion.objects.values_list("archive", flat=True).get(pk=version.pk))
+        return bytes(version.archive)
+
+    return RunnerSeat(label=version.label, code_dir=code_cache.code_dir_for(version.pk, archive))
 
 
 class Heartbeat:
@@ -131,14 +133,12 @@ def run_match(self: Task, match_id: int, claim_token: str | None = None) -> None
     log.info("%s: claimed (attempt %s)", what, match.attempts)
     try:
         with Heartbeat(lambda: services.do_renew_lease(match_id, token), what):
-            seats = list(match.seats.select_related("bot_version__bot__owner").order_by("number"))
             limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
-            with tempfile.TemporaryDirectory(prefix=f"parlour-match-{match_id}-") as workdir:
-                Path(workdir).chmod(0o755)
-                runner_seats = [_runner_seat(seat.bot_version, Path(workdir)) for seat in seats]
-                result = play_match(
-                    match.game, runner_seats, match.seed, match.options, sandbox=settings.BOT_SANDBOX, limits=limits
-                ).to_json()
+            # (Loaded by the claim, in seat order, without the archives.)
+            runner_seats = [_runner_seat(seat.bot_version) for seat in match.seats.all()]
+            result = play_match(
+                match.game, runner_seats, match.seed, match.options, sandbox=settings.BOT_SANDBOX, limits=limits
+            ).to_json()
             faults.before_record(match_id)
 
             def record() -> bool:
@@ -176,11 +176,9 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     players = get_game(game).min_players
     try:
         with Heartbeat(lambda: services.do_renew_version_lease(version_id, token), what):
-            with tempfile.TemporaryDirectory(prefix=f"parlour-validate-{version_id}-") as workdir:
-                Path(workdir).chmod(0o755)
-                seats = [_runner_seat(version, Path(workdir))]
-                seats += [RunnerSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
-                result = play_match(game, seats, seed=version_id, sandbox=settings.BOT_SANDBOX)
+            seats = [_runner_seat(version)]
+            seats += [RunnerSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
+            result = play_match(game, seats, seed=version_id, sandbox=settings.BOT_SANDBOX)
             mine = result.seats[0]
             if mine.fault is None:
                 accepted = True
