@@ -42,6 +42,12 @@ def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet
     )
 
 
+def with_total(bots: QuerySet[Bot]) -> QuerySet[Bot]:
+    """``bots`` (from ``leaderboard``), each carrying ``total``: the number of rows of the whole list. A window, like
+    the rank, so one LIMIT/OFFSET query brings a page and the count a paginator needs."""
+    return bots.annotate(total=Window(Count("pk")))
+
+
 @dataclass
 class BoardRow:
     """One leaderboard line, the same for the page and the API."""

@@ -16,15 +16,14 @@ from typing import Any
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from league import challenges
-from league.api.schema import ERROR, ChallengeListItemSerializer, ChallengeSerializer, errors
+from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeSerializer, errors
 from league.models import BotVersion, Challenge
 
 
@@ -94,11 +93,12 @@ def challenge_json(challenge: Challenge, request: Request | None = None, with_re
 @extend_schema_view(
     list=extend_schema(responses={200: ChallengeListItemSerializer(many=True), 401: ERROR}),
     retrieve=extend_schema(
-        parameters=[OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH)],
+        parameters=[ID],
         responses={200: ChallengeSerializer, 404: ERROR},
     ),
     create=extend_schema(
-        request=ChallengeCreateSerializer, responses={201: ChallengeSerializer, **errors(400, 401, 403, 404, 429)}
+        request={"application/json": ChallengeCreateSerializer},
+        responses={201: ChallengeSerializer, **errors(400, 401, 403, 404, 409, 429)},
     ),
 )
 class ChallengeViewSet(viewsets.GenericViewSet):

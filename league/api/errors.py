@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -14,6 +16,12 @@ from league.services import ServiceError
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         return Response({"error": {"code": exc.code, "message": exc.message}}, status=exc.status)
+    # DRF turns Django's own two into its exceptions inside its handler; turned here first, they get the same
+    # codes as DRF's (not_found, permission_denied) instead of a bare "error".
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # a real bug: Django's 500 handler (no stack trace when DEBUG is off)

@@ -48,8 +48,12 @@ def moment(request: Request, name: str, end_of_day: bool = False) -> datetime.da
     if parsed is None:
         raise _bad(name, f"{name} must be an ISO date (2026-11-30) or date-time (2026-11-30T12:00:00Z)")
     if timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, datetime.UTC)
-    return parsed
+        return timezone.make_aware(parsed, datetime.UTC)
+    # In UTC: Python takes offsets up to ±23:59, PostgreSQL only up to ±15:59 (a 500 otherwise).
+    try:
+        return parsed.astimezone(datetime.UTC)
+    except OverflowError:  # year 1 minus an offset, or 9999 plus one
+        raise _bad(name, f"{name} is out of range") from None
 
 
 def ordering(request: Request, allowed: dict[str, tuple[str, ...]], default: str) -> tuple[str, ...]:

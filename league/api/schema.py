@@ -4,7 +4,7 @@ responses the views build as plain JSON. These serializers describe; they never 
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 
@@ -34,6 +34,11 @@ class ErrorSerializer(serializers.Serializer):
 
 
 ERROR = OpenApiResponse(ErrorSerializer, description="The one error shape of the API.")
+
+
+# An object's id in a path: a whole number (the routes match digits only, so a schema allowing "-1" would promise an
+# answer that is in fact the site's HTML 404).
+ID = OpenApiParameter("id", {"type": "integer", "minimum": 0}, OpenApiParameter.PATH)
 
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:

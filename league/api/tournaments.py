@@ -6,8 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, QuerySet
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import mixins, permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -16,7 +21,8 @@ from rest_framework.response import Response
 from games.registry import GAMES
 from league import tournaments
 from league.api import filters
-from league.api.schema import ERROR, EntrySerializer, TournamentDetailSerializer, errors
+from league.api.pagination import paginate_list
+from league.api.schema import ERROR, ID, EntrySerializer, TournamentDetailSerializer, errors
 from league.models import Entry, Match, Tournament
 from league.tournaments import RoundView
 
@@ -135,8 +141,15 @@ def rounds_json(rounds: list[RoundView], request: Request) -> list[dict[str, Any
     return data
 
 
-ID = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH)
-ROUNDS_SCHEMA = {"type": "array", "items": {"type": "object", "additionalProperties": {}}}
+ROUNDS_PAGE = inline_serializer(
+    "PaginatedRoundList",
+    {
+        "count": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": serializers.ListField(child=serializers.DictField(), help_text="Rounds with their tables."),
+    },
+)
 STAFF_ERRORS = errors(400, 401, 403, 404, 409)
 _staff_action = extend_schema(
     parameters=[ID], request=None, responses={200: TournamentDetailSerializer, **STAFF_ERRORS}
@@ -153,18 +166,23 @@ _staff_action = extend_schema(
     ),
     retrieve=extend_schema(parameters=[ID], responses={200: TournamentDetailSerializer, 404: ERROR}),
     create=extend_schema(
-        request=TournamentCreateSerializer, responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404)}
+        request={"application/json": TournamentCreateSerializer},
+        responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404)},
     ),
     partial_update=extend_schema(
-        parameters=[ID], request=TournamentUpdateSerializer, responses={200: TournamentDetailSerializer, **STAFF_ERRORS}
+        parameters=[ID],
+        request={"application/json": TournamentUpdateSerializer},
+        responses={200: TournamentDetailSerializer, **STAFF_ERRORS},
     ),
     standings=extend_schema(parameters=[ID], responses={200: EntrySerializer(many=True), 404: ERROR}),
     rounds=extend_schema(
         parameters=[ID],
-        responses={200: OpenApiResponse(ROUNDS_SCHEMA, description="Every round with its tables"), 404: ERROR},
+        responses={200: OpenApiResponse(ROUNDS_PAGE, description="The rounds with their tables, paged"), 404: ERROR},
     ),
     entries=extend_schema(
-        parameters=[ID], request=EntryCreateSerializer, responses={201: TournamentDetailSerializer, **STAFF_ERRORS}
+        parameters=[ID],
+        request={"application/json": EntryCreateSerializer},
+        responses={201: TournamentDetailSerializer, **STAFF_ERRORS},
     ),
     start=_staff_action,
     pause=_staff_action,
@@ -217,16 +235,23 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     def partial_update(self, request: Request, pk: str) -> Response:
         form = TournamentUpdateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        updated = tournaments.do_update_tournament(self.get_object(), **form.validated_data)
+        changes = dict(form.validated_data)
+        if "format" in changes:  # the service's name for it (``format`` is a builtin)
+            changes["fmt"] = changes.pop("format")
+        updated = tournaments.do_update_tournament(self.get_object(), **changes)
         return self._detail(updated)
 
     @action(detail=True, methods=["get"])
     def standings(self, request: Request, pk: str) -> Response:
-        return Response([entry_json(entry) for entry in tournaments.describe(self.get_object()).entries])
+        """The standings, best first, paged like every list (the detail has them all)."""
+        rows, paginator = paginate_list(self, tournaments.describe(self.get_object()).entries)
+        return paginator.get_paginated_response([entry_json(entry) for entry in rows])
 
     @action(detail=True, methods=["get"])
     def rounds(self, request: Request, pk: str) -> Response:
-        return Response(rounds_json(tournaments.describe(self.get_object()).rounds, request))
+        """The rounds, first first, with every table and match; paged like every list (the detail has them all)."""
+        rows, paginator = paginate_list(self, tournaments.describe(self.get_object()).rounds)
+        return paginator.get_paginated_response(rounds_json(rows, request))
 
     @action(detail=True, methods=["post"])
     def entries(self, request: Request, pk: str) -> Response:

@@ -21,9 +21,10 @@ from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import queries, replays, services
 from league.api import filters, serializers
-from league.api.pagination import paginate_list
+from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
 from league.api.schema import (
     ERROR,
+    ID,
     GameSerializer,
     HeadToHeadSerializer,
     LeaderboardSerializer,
@@ -41,7 +42,6 @@ def _read_upload(upload) -> bytes:  # type: ignore[no-untyped-def]
     return upload.read(MAX_UPLOAD_BYTES + 1)
 
 
-ID = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH)
 # A finished match never changes: its replay and frames may be cached by anyone, for long.
 IMMUTABLE = "public, max-age=86400, immutable"
 MATCH_FILTERS = [
@@ -52,7 +52,12 @@ MATCH_FILTERS = [
     OpenApiParameter("kind", str, enum=list(Match.Kind.values)),
     OpenApiParameter("created_after", OpenApiTypes.DATETIME, description="ISO date or date-time, inclusive."),
     OpenApiParameter("created_before", OpenApiTypes.DATETIME, description="ISO date or date-time, inclusive."),
-    OpenApiParameter("ordering", str, enum=["created", "-created", "finished_at", "-finished_at", "id", "-id"]),
+    OpenApiParameter(
+        "ordering",
+        str,
+        enum=[f"{sign}{key}" for key in MATCH_CURSOR_ORDERING for sign in ("", "-")],
+        description="Default -created (newest first).",
+    ),
 ]
 BOT_FILTERS = [
     OpenApiParameter("game", str, description="A game id."),
@@ -62,20 +67,22 @@ BOT_FILTERS = [
 
 
 @extend_schema_view(
-    list=extend_schema(responses=GameSerializer(many=True), summary="All games (a short, fixed list: not paged)"),
+    list=extend_schema(responses=GameSerializer(many=True)),
     retrieve=extend_schema(
         responses={200: GameSerializer, 404: ERROR},
         parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, pattern="^[a-z_]+$")],
     ),
 )
-class GameViewSet(viewsets.ViewSet):
+class GameViewSet(viewsets.GenericViewSet):
     """The games of the league, their player counts, options and built-in players."""
 
     lookup_value_regex = "[a-z_]+"
     serializer_class = GameSerializer
 
     def list(self, request: Request) -> Response:
-        return Response([serializers.game_json(game_id) for game_id in GAMES])
+        # A page like every list, though today all the games fit on one: a client pages them the same way.
+        rows, paginator = paginate_list(self, list(GAMES))
+        return paginator.get_paginated_response([serializers.game_json(game_id) for game_id in rows])
 
     def retrieve(self, request: Request, pk: str) -> Response:
         if pk not in GAMES:
@@ -96,7 +103,7 @@ BOT_ORDERING = {
     retrieve=extend_schema(parameters=[ID], responses={200: serializers.BotDetailSerializer, 404: ERROR}),
     create=extend_schema(
         request={"multipart/form-data": serializers.BotCreateSerializer},
-        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403)},
+        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409)},
     ),
     versions=extend_schema(
         parameters=[ID],
@@ -195,13 +202,6 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
 
-MATCH_ORDERING = {
-    "created": ("created", "id"),
-    "finished_at": ("finished_at", "id"),
-    "id": ("id",),
-}
-
-
 def _cache_finished(response: Response, match: Match, request: Request) -> Response:
     """A finished match's replay and frames never change: a long public Cache-Control, an ETag and 304s."""
     if match.status != Match.Status.FINISHED:
@@ -233,9 +233,10 @@ def _cache_finished(response: Response, match: Match, request: Request) -> Respo
 )
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Matches, newest first; filter with ?game=, ?bot=, ?tournament=, ?status=, ?kind=, ?created_after=,
-    ?created_before=; sort with ?ordering=."""
+    ?created_before=; sort with ?ordering=. Paged by cursor: follow ``next``; there is no total count."""
 
     serializer_class = serializers.MatchSerializer
+    pagination_class = MatchCursorPagination
     queryset = Match.objects.none()  # for the schema; get_queryset builds the real one
     lookup_value_regex = "[0-9]+"
 
@@ -265,7 +266,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             matches = matches.filter(created__gte=after)
         if before := filters.moment(request, "created_before", end_of_day=True):
             matches = matches.filter(created__lte=before)
-        return matches.order_by(*filters.ordering(request, MATCH_ORDERING, "-created"))
+        return matches  # the paginator orders it (?ordering=), as its cursor must follow the same order
 
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str) -> Response:
@@ -302,8 +303,10 @@ class LeaderboardView(APIView):
             raise Http404
         sort = filters.choice(request, "sort", SORTS) or "elo"
         reverse = request.query_params.get("order") == "reverse"
-        rows, paginator = paginate_list(self, list(board_rows(leaderboard(game, sort, reverse))))
-        response = paginator.get_paginated_response([serializers.board_row_json(row) for row in rows])
+        # The page is cut in SQL (LIMIT/OFFSET); the Elo rank and the count are windows over the whole ladder, so
+        # the rank stays true and one query answers.
+        page, paginator = paginate_with_total(self, queries.with_total(leaderboard(game, sort, reverse)))
+        response = paginator.get_paginated_response([serializers.board_row_json(row) for row in board_rows(page)])
         response.data = {"game": game, "sort": sort, "reverse": reverse, **response.data}
         return response
 
@@ -325,7 +328,7 @@ class MeView(APIView):
 @extend_schema_view(
     list=extend_schema(responses={200: serializers.TokenSerializer(many=True), 401: ERROR}),
     create=extend_schema(
-        request=serializers.TokenCreateSerializer,
+        request={"application/json": serializers.TokenCreateSerializer},
         responses={201: serializers.NewTokenSerializer, **errors(400, 401)},
     ),
     destroy=extend_schema(parameters=[ID], responses={204: None, **errors(401, 404)}),

@@ -18,7 +18,9 @@ def _upload(client: APIClient, name: str = "mybot", data: bytes = b"pass\n", fil
 
 
 def test_games_are_listed_with_their_player_counts(anon_api: APIClient) -> None:
-    games = anon_api.get("/api/games/").json()
+    page = anon_api.get("/api/games/").json()
+    games = page["results"]
+    assert page["count"] == len(games) and page["next"] is None
     love_letter = next(game for game in games if game["id"] == "love_letter")
     assert (love_letter["min_players"], love_letter["max_players"]) == (2, 4)
     assert "random" in love_letter["builtin_players"]
@@ -114,3 +116,66 @@ def test_lists_are_paginated(anon_api: APIClient, db) -> None:
     body = anon_api.get("/api/bots/?limit=1").json()
     assert body["count"] == Bot.objects.count() and len(body["results"]) == 1 and body["next"]
     assert Match.objects.count() == 0
+
+
+def test_the_leaderboard_is_paged_in_the_database_with_true_ranks(
+    anon_api: APIClient, db, django_assert_max_num_queries
+) -> None:
+    from django.contrib.auth.models import User
+
+    from league.models import Rating
+
+    owner = User.objects.create(username="many")
+    for i in range(30):
+        Rating.objects.create(bot=Bot.objects.create(owner=owner, game="love_letter", name=f"b{i:02}"), elo=1500 + i)
+    with django_assert_max_num_queries(1):  # the page, its ranks and the count in one query: never every row
+        page = anon_api.get("/api/leaderboards/love_letter/?limit=10&offset=10").json()
+    assert page["count"] == 30 and page["next"] and page["previous"]
+    assert [row["rank"] for row in page["results"]] == list(range(11, 21))
+    assert page["results"][0]["name"] == "many/b19"
+    by_name = anon_api.get("/api/leaderboards/love_letter/?sort=name&limit=3").json()["results"]
+    assert [(row["name"], row["rank"]) for row in by_name] == [("many/b00", 30), ("many/b01", 29), ("many/b02", 28)]
+    reverse = anon_api.get("/api/leaderboards/love_letter/?order=reverse&limit=1").json()["results"]
+    assert reverse[0]["rank"] == 30
+    past_the_end = anon_api.get("/api/leaderboards/love_letter/?offset=100").json()
+    assert (past_the_end["count"], past_the_end["results"], past_the_end["next"]) == (30, [], None)
+    assert anon_api.get("/api/leaderboards/ten/").json()["count"] == 0
+
+
+def _queued_matches(count: int) -> list[Match]:
+    services.do_register_builtin_bots()
+    versions = [Bot.objects.get(name=name, game="love_letter").current_version() for name in ("random", "heuristic")]
+    return [services.do_create_match("love_letter", versions) for _ in range(count)]
+
+
+def test_the_match_list_pages_by_cursor_without_counting(anon_api: APIClient, db) -> None:
+    created = _queued_matches(7)
+    seen, url = [], "/api/matches/?limit=3"
+    while url:
+        page = anon_api.get(url).json()
+        assert "count" not in page and len(page["results"]) <= 3
+        seen += [match["id"] for match in page["results"]]
+        url = page["next"]
+    assert seen == sorted((match.pk for match in created), reverse=True)  # newest first, each once
+    oldest = anon_api.get("/api/matches/?ordering=id&limit=2").json()
+    assert [match["id"] for match in oldest["results"]] == [created[0].pk, created[1].pk]
+    back = anon_api.get(anon_api.get(oldest["next"]).json()["previous"]).json()
+    assert [match["id"] for match in back["results"]] == [created[0].pk, created[1].pk]
+    assert anon_api.get("/api/matches/?game=ten").json()["results"] == []
+
+
+@pytest.mark.parametrize("query", ["ordering=finished_at", "cursor=nonsense", "cursor=cD1ub3RhZGF0ZQ%3D%3D"])
+def test_a_bad_ordering_or_cursor_is_a_400_naming_it(anon_api: APIClient, db, query: str) -> None:
+    _queued_matches(1)
+    response = anon_api.get(f"/api/matches/?{query}")
+    assert response.status_code == 400, response.content
+    assert set(response.json()["error"]["fields"]) == {query.split("=")[0]}
+
+
+@pytest.mark.parametrize(
+    ("value", "status"),
+    [("0575-03-20T22:11:12.03-22:13", 200), ("0001-01-01T00:00:00+05:00", 400), ("2026-13-01", 400)],
+)
+def test_a_date_filter_takes_any_offset_python_reads(anon_api: APIClient, db, value: str, status: int) -> None:
+    response = anon_api.get("/api/matches/", {"created_before": value})
+    assert response.status_code == status, response.content

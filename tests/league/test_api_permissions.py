@@ -4,15 +4,18 @@ The table below must name every operation the schema has: a new endpoint without
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
 from league import services
 from league.models import Bot, Tournament
+from tests.conftest import EXAMPLE_BOT
 
 SECRET = "SECRET-STDERR-of-alice"
 ANON_WRITE = {401, 403}
@@ -76,13 +79,12 @@ def test_every_operation_of_the_schema_is_in_the_table() -> None:
     assert sorted(TABLE) == _operations()
 
 
-@pytest.fixture
-def world(alice: User, bob: User, alice_api: APIClient, example_bot_source: bytes) -> dict[str, Any]:
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
+def _build_world() -> dict[str, Any]:
+    alice = User.objects.create_user("alice", "alice@example.org", "x")
+    bob = User.objects.create_user("bob", "bob@example.org", "x")
+    staff = User.objects.create_user("carol", password="x", is_staff=True)
     services.do_register_builtin_bots()
-    upload = {"game": "love_letter", "name": "mine", "file": SimpleUploadedFile("b.py", example_bot_source)}
-    bot = Bot.objects.get(pk=alice_api.post("/api/bots/", upload, format="multipart").json()["id"])
+    bot = services.do_create_bot(alice, "love_letter", "mine", EXAMPLE_BOT, "b.py")
     services.do_record_validation(bot.versions.get().pk, False, "crashed", SECRET)
     rand, heur = (Bot.objects.get(name=n, game="love_letter") for n in ("random", "heuristic"))
     match = services.do_create_match("love_letter", [rand.current_version(), heur.current_version()])
@@ -95,12 +97,33 @@ def world(alice: User, bob: User, alice_api: APIClient, example_bot_source: byte
             "wall_ms": 1,
         },
     )
-    staff = User.objects.create_user("carol", password="x", is_staff=True)
     tournament = Tournament.objects.create(
         name="cup", game="love_letter", format="round_robin", created_by=staff, seed=1
     )
+    keys = {user.username: services.do_create_token(user, "api")[1] for user in (alice, bob)}
     token = services.do_create_token(alice, "spare")[0]
-    return {"bot": bot, "match": match, "tournament": tournament, "token": token, "staff": staff}
+    return {"bot": bot, "match": match, "tournament": tournament, "token": token, "staff": staff, "keys": keys}
+
+
+@pytest.fixture(scope="module")
+def world(django_db_setup: None, django_db_blocker: Any) -> Iterator[dict[str, Any]]:
+    """Built once for the module and committed; each test's own writes are rolled back at its end (the ``db``
+    fixture), so every operation still meets this same world. Emptied afterwards for the modules that follow."""
+    with django_db_blocker.unblock():
+        built = _build_world()
+        try:
+            yield built
+        finally:
+            call_command("flush", interactive=False, verbosity=0)
+
+
+def _client(key: str | None = None, user: User | None = None) -> APIClient:
+    client = APIClient()
+    if key:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    if user:
+        client.force_authenticate(user)
+    return client
 
 
 def _url(path: str, world: dict[str, Any]) -> str:
@@ -116,25 +139,23 @@ def _url(path: str, world: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize(("method", "path"), sorted(TABLE))
-def test_who_may_do_what(
-    method: str, path: str, world: dict[str, Any], alice_api: APIClient, bob_api: APIClient, anon_api: APIClient
-) -> None:
-    staff_api = APIClient()
-    staff_api.force_authenticate(world["staff"])
+def test_who_may_do_what(method: str, path: str, world: dict[str, Any], db: None) -> None:
+    keys = world["keys"]
+    clients = (_client(), _client(keys["alice"]), _client(keys["bob"]), _client(user=world["staff"]))
     url = _url(path, world)
     expected = TABLE[(method, path)]
     if path == "/api/challenges/{id}/":
         expected = ({404},) * 4  # no challenge in this world: a clean 404 for everyone
-    for who, client, allowed in zip(
-        ("anon", "alice", "bob", "staff"), (anon_api, alice_api, bob_api, staff_api), expected, strict=True
-    ):
+    for who, client, allowed in zip(("anon", "alice", "bob", "staff"), clients, expected, strict=True):
         response = getattr(client, method)(url, {}, format="json")
-        assert response.status_code in allowed, (who, method, url, response.status_code, response.content[:300])
+        got = f"{method.upper()} {url} as {who}: {response.status_code}, expected one of {sorted(allowed)}"
+        assert response.status_code in allowed, f"{got}: {response.content[:300]!r}"
         if response.status_code >= 400:
-            assert "error" in response.json(), (who, url)
+            assert "error" in response.json(), f"{got}: not the API's error shape"
         if who != "alice" and method == "get":
-            assert SECRET not in response.content.decode(), (who, url)
+            assert SECRET not in response.content.decode(), f"{got}: alice's secret stderr leaked"
 
 
-def test_the_owner_sees_her_logs(world: dict[str, Any], alice_api: APIClient) -> None:
-    assert SECRET in alice_api.get(f"/api/bots/{world['bot'].pk}/").content.decode()
+def test_the_owner_sees_her_logs(world: dict[str, Any], db: None) -> None:
+    response = _client(world["keys"]["alice"]).get(f"/api/bots/{world['bot'].pk}/")
+    assert SECRET in response.content.decode()

@@ -15,6 +15,7 @@ import pytest
 from django.test import Client
 
 from bots import starter
+from bots.limits import Limits
 from bots.runner import Seat, run_match
 from games.registry import GAMES
 from league import services
@@ -113,7 +114,10 @@ def _sandboxed_kit_match(tmp_path: Path) -> dict:
     for path in [tmp_path, *tmp_path.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     seats = [Seat(label="kit", code_dir=bot), Seat(label="builtin:random", builtin="random")]
-    return run_match("love_letter", seats, seed=5).to_json()
+    # A grace period after `end`, so that the kit's on_end log line is in its stderr (by default the runner kills
+    # bots as soon as it has sent `end`: docs/protocol.md).
+    limits = Limits.for_game("love_letter", end_grace_ms=2000)
+    return run_match("love_letter", seats, seed=5, limits=limits).to_json()
 
 
 @pytest.mark.skipif(_bwrap_problem() is not None, reason=_bwrap_problem() or "")
@@ -183,5 +187,5 @@ def test_the_kit_readme_and_the_reference_agree_with_the_docs_of_every_game() ->
 
 
 def test_the_api_game_list_and_the_references_cover_the_same_games(client: Client, db) -> None:
-    games = [game["id"] for game in json.loads(client.get("/api/games/").content)]
+    games = [game["id"] for game in json.loads(client.get("/api/games/").content)["results"]]
     assert games == list(GAMES)
