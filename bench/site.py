@@ -60,6 +60,8 @@ ENDPOINTS = [
     ("replay API", "/api/matches/{match}/replay/"),
     ("frames API", "/api/matches/{match}/frames/"),
 ]
+# The API's per-client throttle would answer most of a load test with 429: the service time is measured here.
+UNTHROTTLED = {"API_THROTTLE_ANON": "1000000/min"}
 LEADERBOARD = {"leaderboard page", "leaderboard page 10, by games", "leaderboard API (all rows)"}
 
 
@@ -319,8 +321,21 @@ def _paths(template: str, ids: dict[str, list[int]]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def _clear_page_cache() -> bool:
+    """Forget the cached page parts (league/caching.py); False where this tree has none."""
+    from django.core.cache import caches
+    from django.core.cache.backends.base import InvalidCacheBackendError
+
+    try:
+        caches["pages"].clear()
+    except InvalidCacheBackendError:
+        return False
+    return True
+
+
 def in_process(ids: dict[str, list[int]], samples: int) -> dict[str, dict[str, float]]:
-    """Per endpoint: SQL queries per request and the median time of a request through the test client."""
+    """Per endpoint: SQL queries per request and the median time of a request through the test client, computed
+    afresh (the page cache emptied first), then again served from the page cache."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -330,22 +345,31 @@ def in_process(ids: dict[str, list[int]], samples: int) -> dict[str, dict[str, f
     for label, template in ENDPOINTS:
         paths = _paths(template, ids)
         client.get(paths[0])  # warm: imports, templates
-        times, queries, sql_ms, sizes = [], [], [], []
+        times, queries, sql_ms, sizes, cached_times, cached_queries = [], [], [], [], [], []
         for n in range(samples):
+            path = paths[n % len(paths)]
+            _clear_page_cache()
             with CaptureQueriesContext(connection) as captured:
                 began = time.perf_counter()
-                response = client.get(paths[n % len(paths)])
+                response = client.get(path)
                 times.append((time.perf_counter() - began) * 1000)
             if response.status_code != 200:
-                raise SystemExit(f"{paths[n % len(paths)]}: HTTP {response.status_code}")
+                raise SystemExit(f"{path}: HTTP {response.status_code}")
             queries.append(len(captured.captured_queries))
             sql_ms.append(sum(float(q["time"]) for q in captured.captured_queries) * 1000)
             sizes.append(len(response.content))
+            with CaptureQueriesContext(connection) as captured:
+                began = time.perf_counter()
+                client.get(path)
+                cached_times.append((time.perf_counter() - began) * 1000)
+            cached_queries.append(len(captured.captured_queries))
         figures[label] = {
             "queries": max(queries),
             "ms": median(times),
             "sql_ms": median(sql_ms),
             "kb": median(sizes) / 1024,
+            "cached_queries": max(cached_queries),
+            "cached_ms": median(cached_times),
         }
     return figures
 
@@ -357,17 +381,17 @@ def _free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, workers: int = 2) -> None:
+    def __init__(self, workers: int = 2, root: Path = ROOT) -> None:
         self.port = _free_port()
-        self.log = ROOT / "var" / "bench" / "logs" / "gunicorn.log"
+        self.log = ROOT / "var" / "bench" / "logs" / f"gunicorn-{_free_port()}.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
         binary = Path(sys.executable).parent / "gunicorn"
         if not binary.exists():
             raise SystemExit("gunicorn is not installed: .venv/bin/pip install gunicorn")
         self.process = subprocess.Popen(
             [str(binary), "league.wsgi:application", "--workers", str(workers), "--bind", f"127.0.0.1:{self.port}"],
-            cwd=ROOT,
-            env={**os.environ, **infra.environment(DB_NAME)},
+            cwd=root,
+            env={**os.environ, **infra.environment(DB_NAME), "PYTHONPATH": str(root), **UNTHROTTLED},
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -440,6 +464,62 @@ def wrk(port: int, paths: list[str], connections: int, seconds: float) -> dict[s
     return {"rps": rate, "p50": p50, "p99": p99, "errors": int(errors.group(1)) if errors else 0}
 
 
+def _warm(port: int, paths: list[str]) -> None:
+    """Request every path a few times first, so that each worker has it in its page cache (and its templates)."""
+    for path in paths * 4:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30).read()
+
+
+def load(ids: dict[str, list[int]], seconds: float, results: str | None, size: int, against: Path | None) -> None:
+    """Every endpoint under wrk at 1 and 4 connections; with ``against``, alternating with that tree's server."""
+    servers = {"new": Gunicorn()}
+    try:
+        if against is not None:
+            servers["old"] = Gunicorn(root=against.resolve())
+        rows: dict[str, list[list[Any]]] = {name: [] for name in servers}
+        for label, template in ENDPOINTS:
+            paths = _paths(template, ids)
+            cells: dict[str, dict[int, dict[str, float]]] = {name: {} for name in servers}
+            for server in servers.values():
+                _warm(server.port, paths)
+            for connections in (1, 4):
+                for name, server in servers.items():
+                    cells[name][connections] = wrk(server.port, paths, connections, seconds)
+            for name in servers:
+                one, four = cells[name][1], cells[name][4]
+                errors = one["errors"] + four["errors"]
+                rows[name].append(
+                    [label, one["rps"], one["p50"], one["p99"], four["rps"], four["p50"], four["p99"], errors]
+                )
+            one, four = cells["new"][1], cells["new"][4]
+            note = "goal p99 < 100 ms" if label in LEADERBOARD else ""
+            record(results, "site", f"{label}: req/s (4 connections)", round(four["rps"]), "/s")
+            record(
+                results,
+                "site",
+                f"{label}: p50 / p99 (1 connection)",
+                f"{one['p50']:.0f} / {one['p99']:.0f}",
+                "ms",
+                note,
+            )
+            record(results, "site", f"{label}: p99 (4 connections)", round(four["p99"]), "ms", note)
+    finally:
+        for server in servers.values():
+            server.stop()
+    headings = ["endpoint", "req/s c=1", "p50 ms", "p99 ms", "req/s c=4", "p50 ms", "p99 ms", "errors"]
+    for name, tree in (("new", ROOT), ("old", against)):
+        if name in rows:
+            print(f"\n## {size:,} matches: gunicorn (2 workers) of {tree} under wrk, {seconds:g} s per cell, loopback")
+            print(table(rows[name], headings))
+    if "old" in rows:
+        print("\n## Side by side (this tree / the other), p50 and p99 in ms")
+        side = []
+        for new, old in zip(rows["new"], rows["old"], strict=True):
+            side.append([new[0], f"{old[2]:.0f} / {new[2]:.0f}", f"{old[3]:.0f} / {new[3]:.0f}"])
+            side[-1] += [f"{old[5]:.0f} / {new[5]:.0f}", f"{old[6]:.0f} / {new[6]:.0f}", f"{old[4]:.0f} / {new[4]:.0f}"]
+        print(table(side, ["endpoint", "p50 c=1 old / new", "p99 c=1", "p50 c=4", "p99 c=4", "req/s c=4"]))
+
+
 def matchmaking(results: str | None) -> list[list[Any]]:
     """do_schedule_ladder with a share of the bots on the ladder, and plan_tables alone at growing sizes."""
     from django.db import connection
@@ -493,11 +573,18 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="reuse the database of a --keep run if it exists")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="another checkout (e.g. git archive HEAD | tar -x -C /tmp/base): under load, each cell alternates "
+        "between a server of this tree and one of that tree, against the same database",
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed: apt-get install wrk")
     load_at = set(args.load_at or [args.sizes[-1]])
     print(f"# The site: {args.bots:,} bots, up to {args.sizes[-1]:,} matches in PostgreSQL. {machine()}")
+    os.environ.update(UNTHROTTLED)
     fresh = not (args.reuse and infra.database_exists(DB_NAME))
     if fresh:
         infra.create_database(DB_NAME)
@@ -523,8 +610,11 @@ def main() -> None:
             ids = sample_ids()
             figures = in_process(ids, args.samples)
             print(f"\n## {size:,} matches ({db_size}): per request, in-process (test client, median of {args.samples})")
-            rows = [[label, f["queries"], f["ms"], f["sql_ms"], f["kb"]] for label, f in figures.items()]
-            print(table(rows, ["endpoint", "queries", "ms", "SQL ms", "KiB"]))
+            rows = [
+                [label, f["queries"], f["ms"], f["sql_ms"], f["kb"], f["cached_queries"], f["cached_ms"]]
+                for label, f in figures.items()
+            ]
+            print(table(rows, ["endpoint", "queries", "ms", "SQL ms", "KiB", "cached: queries", "ms"]))
             for label in LEADERBOARD:
                 scaling_rows.append([f"{label}, {size:,} matches", figures[label]["ms"], figures[label]["queries"]])
                 record(
@@ -539,41 +629,7 @@ def main() -> None:
                     record(args.results, "site", f"{label}: SQL queries", f["queries"])
             if size in load_at:
                 connection.close()
-                server = Gunicorn()
-                try:
-                    load_rows = []
-                    for label, template in ENDPOINTS:
-                        paths = _paths(template, ids)
-                        one = wrk(server.port, paths, 1, args.seconds)
-                        four = wrk(server.port, paths, 4, args.seconds)
-                        load_rows.append(
-                            [
-                                label,
-                                one["rps"],
-                                one["p50"],
-                                one["p99"],
-                                four["rps"],
-                                four["p50"],
-                                four["p99"],
-                                one["errors"] + four["errors"],
-                            ]
-                        )
-                        note = "goal p99 < 100 ms" if label in LEADERBOARD else ""
-                        record(args.results, "site", f"{label}: req/s (4 connections)", round(four["rps"]), "/s")
-                        record(
-                            args.results,
-                            "site",
-                            f"{label}: p50 / p99 (1 connection)",
-                            f"{one['p50']:.0f} / {one['p99']:.0f}",
-                            "ms",
-                            note,
-                        )
-                        record(args.results, "site", f"{label}: p99 (4 connections)", round(four["p99"]), "ms", note)
-                finally:
-                    server.stop()
-                print(f"\n## {size:,} matches: gunicorn (2 workers) under wrk, {args.seconds:g} s per cell, loopback")
-                headings = ["endpoint", "req/s c=1", "p50 ms", "p99 ms", "req/s c=4", "p50 ms", "p99 ms", "errors"]
-                print(table(load_rows, headings))
+                load(ids, args.seconds, args.results, size, args.against)
         print("\n## Scaling: the leaderboard (in-process) as matches grow")
         print(table(scaling_rows, ["endpoint, size", "ms", "queries"]))
         print("\n## Scaling: matchmaking as bots grow")

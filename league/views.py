@@ -11,9 +11,10 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.timesince import timesince
@@ -21,7 +22,7 @@ from django.views.decorators.http import require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import ratings, services
+from league import caching, ratings, services
 from league.forms import BotUploadForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
@@ -53,9 +54,15 @@ def _matches():
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    boards = [(GAMES[game_id], list(leaderboard(game_id)[:5])) for game_id in GAMES]
-    recent = _matches().filter(status=Match.Status.FINISHED)[:10]
+    # The five top fives and the latest results change only with the league's fingerprint (league/caching.py).
+    tops, recent = caching.cached(f"home:{caching.board_fingerprint(None)}", _home_data)
+    boards = [(GAMES[game_id], bots) for game_id, bots in tops]
     return render(request, "league/home.html", {"boards": boards, "recent": recent})
+
+
+def _home_data() -> tuple[list[tuple[str, list[Bot]]], list[Match]]:
+    tops = [(game_id, list(leaderboard(game_id)[:5])) for game_id in GAMES]
+    return tops, list(_matches().filter(status=Match.Status.FINISHED)[:10])
 
 
 BOARD_PAGE_SIZE = 100
@@ -73,13 +80,27 @@ BOARD_COLUMNS = [
 
 
 def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
-    """The ladder of one game, sortable by its column headings (plain links: no JavaScript needed)."""
+    """The ladder of one game, sortable by its column headings (plain links: no JavaScript needed).
+
+    Everything below the navigation bar is the same for every visitor: it is rendered once per (sort, order, page)
+    and fingerprint of the game's ratings (league/caching.py), then served from the cache in one query."""
     if game not in GAMES:
         raise Http404("no such game")
     sort = request.GET.get("sort", "elo")
     sort = sort if sort in SORTS else "elo"
     reverse = request.GET.get("order") == "reverse"
-    page = Paginator(leaderboard(game, sort, reverse), BOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    number = request.GET.get("page")
+    try:
+        page_key = str(int(number))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        page_key = "1"  # what Paginator.get_page shows for a missing or malformed number
+    key = f"board:{game}:{sort}:{int(reverse)}:{page_key}:{caching.board_fingerprint(game)}"
+    content = caching.cached(key, lambda: _leaderboard_content(game, sort, reverse, number))
+    return render(request, "league/leaderboard.html", {"game": GAMES[game], "content": content})
+
+
+def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None) -> str:
+    page = Paginator(leaderboard(game, sort, reverse), BOARD_PAGE_SIZE).get_page(number)
     rows = [_board_line(row) for row in board_rows(page.object_list)]
     columns = []
     for key, heading, numeric in BOARD_COLUMNS:
@@ -102,7 +123,7 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
         "sort_query": urlencode({"sort": sort, **({"order": "reverse"} if reverse else {})}),
         "provisional_games": ratings.PROVISIONAL_GAMES,
     }
-    return render(request, "league/leaderboard.html", context)
+    return render_to_string("league/_leaderboard_content.html", context)
 
 
 def _board_line(row: BoardRow) -> dict[str, Any]:
@@ -130,7 +151,11 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     versions = list(versions_with_games(bot))
     rating = getattr(bot, "rating", None)
     newest = max((v.number for v in versions if v.status == BotVersion.Status.READY), default=0)
-    opponents = head_to_head(bot)
+    # The chart, head to head and faults change only when one of the bot's matches finishes, which adds one to the
+    # finished games its versions count (a finished match never changes again), or when its rating is rewritten.
+    finished = sum(v.games for v in versions)
+    stamp = f"{rating.games}.{rating.updated.timestamp():.6f}" if rating else "-"
+    history = caching.cached(f"bot:{bot.pk}:{finished}:{stamp}", lambda: _bot_history(bot), timeout=600)
     context = {
         "bot": bot,
         "is_owner": is_owner,
@@ -139,15 +164,30 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "provisional": rating is None or rating.provisional or newest > rating.version,
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "versions": versions,
-        "matches": _matches().filter(seats__bot_version__bot=bot).distinct()[:RECENT],
+        "matches": _matches().filter(pk__in=_recent_match_ids(bot)),
+        "version_form": VersionUploadForm() if is_owner else None,
+        "game": GAMES[bot.game],
+        **history,
+    }
+    return render(request, "league/bot.html", context)
+
+
+def _recent_match_ids(bot: Bot) -> QuerySet[Seat]:
+    """The ids of ``bot``'s RECENT newest matches (ids grow with creation), from its seats alone: sorting every match
+    it ever played by ``created`` first (and dropping duplicates) reads hundreds of rows of the big match table."""
+    seats = Seat.objects.filter(bot_version__bot=bot).order_by("-match_id")
+    return seats.values("match_id")[:RECENT]
+
+
+def _bot_history(bot: Bot) -> dict[str, Any]:
+    """The bot page's costly, visitor-independent parts, as plain data (relative times are formatted per request)."""
+    opponents = head_to_head(bot)
+    return {
         "chart": history_chart(rating_history(bot)),
         "head_to_head": opponents[:HEAD_TO_HEAD_SHOWN],
         "more_opponents": max(0, len(opponents) - HEAD_TO_HEAD_SHOWN),
         "faults": fault_counts(bot),
-        "version_form": VersionUploadForm() if is_owner else None,
-        "game": GAMES[bot.game],
     }
-    return render(request, "league/bot.html", context)
 
 
 @login_required

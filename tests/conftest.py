@@ -76,3 +76,11 @@ def _fresh_throttle_counters() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_page_cache() -> None:
+    """Cached page parts (league/caching.py) are keyed on the data, and each test's database reuses the same ids."""
+    from django.core.cache import caches
+
+    caches["pages"].clear()

@@ -16,9 +16,12 @@ from league import services
 from league.models import Bot, BotVersion, Match, Rating, Seat
 from league.queries import head_to_head
 
-# Anonymous visitors; a signed-in one adds two (the session and the user).
-LEADERBOARD_QUERIES = 2  # the rows (with Elo rank and newest version) and their count for the pages
+# Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
+# a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
+LEADERBOARD_QUERIES = 3  # the fingerprint, the rows (with Elo rank and newest version) and their count
+LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
 BOT_PAGE_QUERIES = 7  # bot, versions, rating history, head to head, faults, recent matches and their seats
+BOT_PAGE_CACHED_QUERIES = 4  # bot, versions (their finished games are the fingerprint), recent matches and seats
 
 
 def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
@@ -95,8 +98,12 @@ def test_the_leaderboard_query_count_is_pinned(client: Client, db, django_assert
     bots = _league(n=30, matches=80)
     with django_assert_max_num_queries(LEADERBOARD_QUERIES):
         assert client.get("/games/love_letter/?sort=last").status_code == 200
+    with django_assert_max_num_queries(LEADERBOARD_CACHED_QUERIES):
+        assert client.get("/games/love_letter/?sort=last").status_code == 200
     client.force_login(bots[0].owner)
     with django_assert_max_num_queries(LEADERBOARD_QUERIES + 2):
+        assert client.get("/games/love_letter/").status_code == 200
+    with django_assert_max_num_queries(LEADERBOARD_CACHED_QUERIES + 2):
         assert client.get("/games/love_letter/").status_code == 200
     with django_assert_max_num_queries(1):
         assert APIClient().get("/api/leaderboards/love_letter/").status_code == 200
@@ -133,8 +140,12 @@ def test_the_bot_page_query_count_is_pinned(client: Client, db, django_assert_ma
     bots = _league(n=20, matches=150)
     with django_assert_max_num_queries(BOT_PAGE_QUERIES):
         assert client.get(f"/bots/{bots[3].pk}/").status_code == 200
+    with django_assert_max_num_queries(BOT_PAGE_CACHED_QUERIES):
+        assert client.get(f"/bots/{bots[3].pk}/").status_code == 200
     client.force_login(bots[0].owner)
     with django_assert_max_num_queries(BOT_PAGE_QUERIES + 2):
+        assert client.get(f"/bots/{bots[0].pk}/").status_code == 200
+    with django_assert_max_num_queries(BOT_PAGE_CACHED_QUERIES + 2):
         assert client.get(f"/bots/{bots[0].pk}/").status_code == 200
 
 
@@ -181,3 +192,95 @@ def test_the_leaderboard_api_refuses_an_unknown_sort(anon_api: APIClient, db) ->
     response = anon_api.get("/api/leaderboards/love_letter/?sort=luck")
     assert response.status_code == 400 and "sort must be one of" in response.json()["error"]["message"]
     assert Match.objects.count() == 0
+
+
+def _play(bots: list[Bot], ranks: list[int]) -> Match:
+    match = services.do_create_match("love_letter", [bot.versions.get() for bot in bots])
+    services.do_claim_match(match.pk)
+    seats = [{"rank": rank, "score": 0.0} for rank in ranks]
+    services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    return match
+
+
+def _games_cell(html: str, name: str) -> str:
+    row = html[html.index(name) :]
+    return re.findall(r'<td class="num">(\d+)</td>', row[: row.index("</tr>")])[0]
+
+
+def test_a_cached_leaderboard_shows_a_result_as_soon_as_it_is_recorded(client: Client, db) -> None:
+    bots = _league(n=4, matches=6)
+    before = client.get("/games/love_letter/").content.decode()
+    assert client.get("/games/love_letter/").content.decode() == before  # from the cache
+    games = int(_games_cell(before, "owner/bot03"))
+    _play([bots[3], bots[0]], [1, 2])
+    after = client.get("/games/love_letter/").content.decode()
+    assert int(_games_cell(after, "owner/bot03")) == games + 1
+
+
+def test_a_match_still_running_while_another_is_recorded_is_not_hidden_by_the_cache(client: Client, db) -> None:
+    """The later commit of an earlier match changes the fingerprint too (it leaves the running set)."""
+    a, b, c, d = _league(n=4, matches=0)
+    first = services.do_create_match("love_letter", [a.versions.get(), b.versions.get()])
+    services.do_claim_match(first.pk)
+    _play([c, d], [1, 2])
+    assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "0"
+    seats = [{"rank": 1, "score": 0.0}, {"rank": 2, "score": 0.0}]
+    services.do_record_match_result(first.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "1"
+
+
+def test_a_cached_leaderboard_shows_pauses_resumes_and_bots_taken_off_the_ladder(client: Client, db) -> None:
+    bots = _league(n=3, matches=0)
+    owner = bots[0].owner
+    assert 'class="tag paused"' not in client.get("/games/love_letter/").content.decode()
+    Bot.objects.filter(pk=bots[1].pk).update(paused_at=timezone.now(), paused_reason="faulted")  # as the ladder does
+    assert 'class="tag paused"' in client.get("/games/love_letter/").content.decode()
+    services.do_resume_bot(bots[1], owner)
+    assert 'class="tag paused"' not in client.get("/games/love_letter/").content.decode()
+    services.do_disable_bot(bots[2], owner)
+    assert "owner/bot02" not in client.get("/games/love_letter/").content.decode()
+    services.do_resume_bot(bots[2], owner)
+    assert "owner/bot02" in client.get("/games/love_letter/").content.decode()
+
+
+def test_a_cached_page_never_shows_another_visitors_name_or_buttons(client: Client, db) -> None:
+    bots = _league(n=3, matches=6)
+    owner = bots[0].owner
+    signed_in = Client()
+    signed_in.force_login(owner)
+    for path in ("/", "/games/love_letter/", f"/bots/{bots[0].pk}/"):
+        mine = signed_in.get(path).content.decode()
+        assert f"Log out {owner.username}" in mine
+        theirs = client.get(path).content.decode()
+        assert f"Log out {owner.username}" not in theirs and "Log in" in theirs
+        assert "Take it off the ladder" not in theirs and "Upload a new version" not in theirs
+    assert "Take it off the ladder" in signed_in.get(f"/bots/{bots[0].pk}/").content.decode()
+
+
+def test_a_cached_bot_page_shows_a_new_result_in_its_chart_and_head_to_head(client: Client, db) -> None:
+    a, b, c = _league(n=3, matches=0)
+    _play([a, b], [1, 2])
+    html = client.get(f"/bots/{a.pk}/").content.decode()
+    assert "owner/bot01" in html and "owner/bot02" not in html and "Elo after each of 1 rated games" in html
+    _play([a, c], [2, 1])
+    html = client.get(f"/bots/{a.pk}/").content.decode()
+    assert "owner/bot02" in html and "Elo after each of 2 rated games" in html
+
+
+def test_a_cached_home_page_shows_a_new_bot_and_its_first_result(client: Client, db) -> None:
+    bots = _league(n=2, matches=0)
+    assert "owner/bot01" in client.get("/").content.decode()
+    newcomer = Bot.objects.create(owner=bots[0].owner, game="love_letter", name="newcomer")
+    Rating.objects.create(bot=newcomer)
+    BotVersion.objects.create(bot=newcomer, number=1, builtin="random", status=BotVersion.Status.READY)
+    assert "owner/newcomer" in client.get("/").content.decode()
+    match = _play([newcomer, bots[0]], [1, 2])
+    assert f"#{match.pk}<" in client.get("/").content.decode()  # among the latest matches
+
+
+def test_the_home_page_query_count_is_pinned(client: Client, db, django_assert_max_num_queries) -> None:
+    _league(n=12, matches=30)
+    with django_assert_max_num_queries(8):  # the fingerprint, five top fives, the latest matches and their seats
+        assert client.get("/").status_code == 200
+    with django_assert_max_num_queries(1):  # the fingerprint
+        assert client.get("/").status_code == 200
