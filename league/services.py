@@ -299,6 +299,26 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
     return match
 
 
+# How many of the longest-waiting due matches ``do_claim_next_match`` tries before giving up (others may take them).
+CLAIM_NEXT_CANDIDATES = 4
+
+
+def do_claim_next_match(worker: str = "") -> Match | None:
+    """Claim the queued match that has waited longest and is due (not backing off after a failure), as
+    ``do_claim_match`` does; None when there is none, or other workers took them first.
+
+    A worker that has just played a match claims its next one here, without waiting for that match's own message:
+    the message then finds nothing to claim (docs/decisions.md, "A worker plays on")."""
+    due = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lte=timezone.now()).order_by(
+        "enqueued_at", "pk"
+    )
+    for match_id in due.values_list("pk", flat=True)[:CLAIM_NEXT_CANDIDATES]:
+        match = do_claim_match(match_id, worker)
+        if match is not None:
+            return match
+    return None
+
+
 def do_renew_lease(match_id: int, claim_token: str) -> bool:
     """Extend this worker's lease on a match it is playing; False when the claim is no longer its own."""
     return (

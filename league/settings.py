@@ -269,6 +269,11 @@ MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3)
 # a match still queued MATCH_RESEND_SECONDS after its last message (the broker lost it; a duplicate is harmless).
 MATCH_SWEEP_SECONDS = env_int("MATCH_SWEEP_SECONDS", 30)
 MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 300)
+# A worker that finishes a match claims the next due one and starts its bots while it records the first, then plays
+# it: at most MATCH_CHAIN_MAX matches in one task, and none started after MATCH_CHAIN_SECONDS (a warm shutdown waits
+# for the task). 1 turns it off: one match per message.
+MATCH_CHAIN_MAX = env_int("MATCH_CHAIN_MAX", 8)
+MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 20)
 # An attempt that failed for the infrastructure is tried again after MATCH_RETRY_SECONDS · 2^(attempt - 1), at most
 # MATCH_RETRY_MAX_SECONDS (and a little less, at random, so that retries do not arrive together).
 MATCH_RETRY_SECONDS = env_int("MATCH_RETRY_SECONDS", 10)
@@ -284,6 +289,8 @@ for _name, _value in [
         raise ConfigError(f"{_name} ({_value} s) must be positive and below CELERY_VISIBILITY_TIMEOUT")
 if MATCH_MAX_ATTEMPTS < 1 or MATCH_SWEEP_SECONDS < 1 or MATCH_RESEND_SECONDS < 1 or MATCH_RETRY_SECONDS < 0:
     raise ConfigError("MATCH_MAX_ATTEMPTS, _SWEEP_SECONDS and _RESEND_SECONDS must be at least 1, _RETRY_SECONDS 0")
+if MATCH_CHAIN_MAX < 1 or MATCH_CHAIN_SECONDS < 0:
+    raise ConfigError("MATCH_CHAIN_MAX must be at least 1 and MATCH_CHAIN_SECONDS at least 0")
 # Challenges and version tests (docs/challenges.md): unrated games an owner asks for, at most this many per
 # challenge and this many per user in any hour (more is refused with 429 and the time to retry).
 CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)

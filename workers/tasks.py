@@ -7,6 +7,7 @@ and fails the match at once, with the reason. docs/operations.md (Reliability) t
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -20,12 +21,13 @@ from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections, connections
 
 from bots.limits import Limits
+from bots.runner import PreparedMatch, prepare_match
 from bots.runner import Seat as RunnerSeat
 from bots.runner import run_match as play_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import services, tournaments
-from league.models import BotVersion
+from league.models import BotVersion, Match
 from workers import code_cache, faults
 
 log = logging.getLogger(__name__)
@@ -97,12 +99,13 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}".strip()
 
 
-def _retry_task(task: Task, error: BaseException, **kwargs: Any) -> Exception:
-    """Celery's retry of this task, with the league's back-off; re-raise what it returns."""
+def _retry_task(task: Task, error: BaseException, object_id: int, **kwargs: Any) -> Exception:
+    """Celery's retry of this task for ``object_id`` (in a chain, not always the id it was sent), with the league's
+    back-off; re-raise what it returns."""
     close_old_connections()
     countdown = services.retry_delay(task.request.retries + 1)
     log.warning("%s[%s]: %s; retrying in %.0f s", task.name, task.request.id, _describe(error), countdown)
-    return task.retry(exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None)
+    return task.retry(args=[object_id], exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None)
 
 
 def _with_database_retries(what: str, call: Callable[[], T]) -> T:
@@ -121,44 +124,148 @@ def _with_database_retries(what: str, call: Callable[[], T]) -> T:
 
 @shared_task(name="parlour.run_match", bind=True, acks_late=True, reject_on_worker_lost=True)
 def run_match(self: Task, match_id: int, claim_token: str | None = None) -> None:
-    """Claim the match, play it, record it. ``claim_token``: a retry of this worker's own claim (see below)."""
+    """Claim the match, play it, record it; then play on through the due matches the worker claims itself (``_Chain``).
+    ``claim_token``: a retry of this worker's own claim (see ``_play_and_record``)."""
     try:
         match = services.do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
     except DATABASE_ERRORS as error:
-        raise _retry_task(self, error, claim_token=claim_token) from error
+        raise _retry_task(self, error, match_id, claim_token=claim_token) from error
     if match is None:
         log.info("match %s: nothing to do (another worker holds it, or it is finalized)", match_id)
         return
-    token, what = match.claim_token, f"match {match_id}"
-    log.info("%s: claimed (attempt %s)", what, match.attempts)
+    chain = _Chain(self)
+    held: _Held | None = _Held(match)
+    while held is not None:
+        held = _play_and_record(self, held, chain)
+
+
+class _Held:
+    """A match this task has claimed: its lease is renewed from the claim until the match is recorded (or let go);
+    when it follows another match of the chain, its bots are started ahead (``prepare``) while that one is recorded."""
+
+    def __init__(self, match: Match) -> None:
+        self.match, self.token, self.what = match, match.claim_token, f"match {match.pk}"
+        self.prepared: PreparedMatch | None = None
+        self.heartbeat = Heartbeat(lambda: services.do_renew_lease(match.pk, self.token), self.what)
+        self.heartbeat.__enter__()
+        log.info("%s: claimed (attempt %s)", self.what, match.attempts)
+
+    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        match = self.match
+        limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
+        # (Loaded by the claim, in seat order, without the archives.)
+        seats = [_runner_seat(seat.bot_version) for seat in match.seats.all()]
+        return (match.game, seats, match.seed, match.options), {"sandbox": settings.BOT_SANDBOX, "limits": limits}
+
+    def prepare(self) -> None:
+        args, kwargs = self._arguments()
+        self.prepared = prepare_match(*args, **kwargs)
+
+    def play(self) -> dict[str, Any]:
+        prepared, self.prepared = self.prepared, None
+        if prepared is not None:
+            return prepared.play().to_json()
+        args, kwargs = self._arguments()
+        return play_match(*args, **kwargs).to_json()
+
+    def let_go(self) -> None:
+        """Stop renewing the lease (recorded, released or failed by now, or left for the sweeper); discard bots that
+        were started and not played."""
+        self.heartbeat.__exit__(None, None, None)
+        if self.prepared is not None:
+            self.prepared.close()
+            self.prepared = None
+
+
+class _Chain:
+    """The matches one task plays: the one it was sent, then due matches it claims itself, each while the previous one
+    is recorded (its bots start meanwhile), MATCH_CHAIN_MAX in all, none claimed after MATCH_CHAIN_SECONDS.
+
+    Every match keeps its own claim and lease, so a worker that dies mid-chain loses nothing: what it held is swept
+    back to the queue like any lapsed lease, and a chained match's own message finds nothing to claim."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.left = settings.MATCH_CHAIN_MAX - 1
+        self.until = time.monotonic() + settings.MATCH_CHAIN_SECONDS
+
+    def next(self) -> _Held | None:
+        """The next due match, claimed, its bots starting; None when the chain ends. Never raises: a match that cannot
+        be prepared is released (the infrastructure) or failed (a bad match) as if it had been played."""
+        if self.left <= 0 or time.monotonic() > self.until:
+            return None
+        self.left -= 1
+        try:
+            match = services.do_claim_next_match(worker=_worker(self.task))
+        except DATABASE_ERRORS as error:
+            log.warning("chain: could not claim a next match: %s", _describe(error))
+            close_old_connections()
+            return None
+        if match is None:
+            return None
+        held = _Held(match)
+        try:
+            held.prepare()
+        except INFRASTRUCTURE_ERRORS as error:
+            _hand_back(held, _describe(error))
+            return None
+        except Exception as error:
+            log.exception("%s: could not be prepared", held.what)
+            held.let_go()
+            with contextlib.suppress(*DATABASE_ERRORS):
+                services.do_fail_match(
+                    match.pk, f"{_describe(error)} (not retried: not an infrastructure error)", held.token
+                )
+            return None
+        return held
+
+
+def _hand_back(held: _Held | None, reason: str) -> None:
+    """Give a claimed match back to the queue (after the usual back-off); if even that cannot be written, its lease
+    runs out and the sweeper does it."""
+    if held is None:
+        return
+    held.let_go()
+    log.warning("%s: handed back: %s", held.what, reason)
+    with contextlib.suppress(*DATABASE_ERRORS):
+        services.do_release_match(held.match.pk, reason, claim_token=held.token)
+
+
+def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
+    """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
+    it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
+    bug fails it at once, with the reason."""
+    match_id, token, what = held.match.pk, held.token, held.what
+    following: _Held | None = None
     try:
-        with Heartbeat(lambda: services.do_renew_lease(match_id, token), what):
-            limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
-            # (Loaded by the claim, in seat order, without the archives.)
-            runner_seats = [_runner_seat(seat.bot_version) for seat in match.seats.all()]
-            result = play_match(
-                match.game, runner_seats, match.seed, match.options, sandbox=settings.BOT_SANDBOX, limits=limits
-            ).to_json()
+        try:
+            result = held.play()
             faults.before_record(match_id)
+            following = chain.next()
 
             def record() -> bool:
                 with faults.while_recording(match_id):
                     return services.do_record_match_result(match_id, result, claim_token=token)
 
             recorded = _with_database_retries(what, record)
+        finally:
+            held.let_go()
         log.info("%s: %s", what, "recorded" if recorded else "not recorded: this worker lost its claim")
     except INFRASTRUCTURE_ERRORS as error:
-        log.warning("%s: attempt %s failed: %s", what, match.attempts, _describe(error))
+        _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
+        log.warning("%s: attempt %s failed: %s", what, held.match.attempts, _describe(error))
         try:
             services.do_release_match(match_id, _describe(error), claim_token=token)
         except DATABASE_ERRORS as again:
             # Not even the release could be written: retry this task, which may take back its own claim at once.
-            raise _retry_task(self, again, claim_token=token) from error
+            raise _retry_task(task, again, match_id, claim_token=token) from error
+        return None
     except Exception as error:
-        # A bug (or a bad match: unknown game, wrong seat count): retrying cannot help. Fail it, saying why.
+        _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.exception("%s: failed", what)
         services.do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
         raise
+    return following
 
 
 @shared_task(name="parlour.validate_version", bind=True, acks_late=True, reject_on_worker_lost=True)
@@ -167,7 +274,7 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     try:
         version = services.do_claim_version(version_id, worker=_worker(self), claim_token=claim_token)
     except DATABASE_ERRORS as error:
-        raise _retry_task(self, error, claim_token=claim_token) from error
+        raise _retry_task(self, error, version_id, claim_token=claim_token) from error
     if version is None:
         log.info("version %s: nothing to do (another worker holds it, or it is validated)", version_id)
         return
@@ -195,7 +302,7 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
         try:
             services.do_release_version(version_id, _describe(error), claim_token=token)
         except DATABASE_ERRORS as again:
-            raise _retry_task(self, again, claim_token=token) from error
+            raise _retry_task(self, again, version_id, claim_token=token) from error
 
 
 @shared_task(name="parlour.schedule_ladder")

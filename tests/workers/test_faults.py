@@ -84,7 +84,9 @@ def test_a_worker_killed_in_the_middle_of_a_match_has_it_played_again_and_counte
 def test_a_redis_restart_loses_no_queued_match_and_disturbs_no_running_one(league, owner) -> None:
     slow = league_bot(owner, "slow", source=SLOW_BOT)
     rivals = [league_bot(owner, f"random{n}", builtin="random") for n in range(3)]
-    worker = league.start(beat=True, concurrency=2)
+    # One match per message: a worker playing on through due matches (the chain) would find the lost ones itself;
+    # here the sweeper must.
+    worker = league.start(beat=True, concurrency=2, MATCH_CHAIN_MAX="1")
     matches = [services.do_create_match("love_letter", [slow, rivals[n % 3]]) for n in range(6)]
     league.wait_for(
         lambda: Match.objects.filter(status=Match.Status.RUNNING).count() == 2, 30, "two matches to be running"
