@@ -104,3 +104,14 @@ def celery_workers(transactional_db, tmp_path: Path) -> Iterator[Workers]:
                 process.wait()
         print(f"--- {log.name} (last lines)\n" + "\n".join(log.read_text(errors="replace").splitlines()[-40:]))
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[str, int, float]]:
+    """What the services send to the broker (nothing really goes out)."""
+    from league import services
+
+    messages: list[tuple[str, int, float]] = []
+    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: messages.append((task, object_id, 0)))
+    monkeypatch.setattr(services, "_send_later", lambda task, pk, delay: messages.append((task, pk, delay)))
+    return messages

@@ -23,15 +23,6 @@ EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "bots" / "examples" / "love_
 
 
 @pytest.fixture
-def sent(monkeypatch) -> list[tuple[str, int, float]]:
-    """What the services send to the broker (nothing really goes out)."""
-    messages: list[tuple[str, int, float]] = []
-    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: messages.append((task, object_id, 0)))
-    monkeypatch.setattr(services, "_send_later", lambda task, pk, delay: messages.append((task, pk, delay)))
-    return messages
-
-
-@pytest.fixture
 def versions(transactional_db, sent):
     owner = User.objects.create(username="league")
     return [league_bot(owner, "random", builtin="random"), league_bot(owner, "heuristic", builtin="heuristic")]

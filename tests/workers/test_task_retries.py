@@ -28,15 +28,6 @@ def _result(ranks: list[int]) -> SimpleNamespace:
 
 
 @pytest.fixture
-def sent(monkeypatch) -> list[tuple[str, int, float]]:
-    """What the services send to the broker (nothing really goes out)."""
-    messages: list[tuple[str, int, float]] = []
-    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: messages.append((task, object_id, 0)))
-    monkeypatch.setattr(services, "_send_later", lambda task, pk, delay: messages.append((task, pk, delay)))
-    return messages
-
-
-@pytest.fixture
 def match(transactional_db, sent) -> Match:
     owner = User.objects.create(username="league")
     versions = [league_bot(owner, "random", builtin="random"), league_bot(owner, "heuristic", builtin="heuristic")]
