@@ -28,6 +28,7 @@ from bots.packaging import Package, PackagingError, package_upload
 from games.registry import GAMES, builtin_players
 from league import pairing, ratings
 from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.rows import update_rows
 
 log = logging.getLogger(__name__)
 
@@ -494,17 +495,27 @@ class SeatResult:
     time_ms: int
 
 
+SEAT_RESULT_FIELDS = ("rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms")
+
+
 def do_record_match_result(match_id: int, result: dict[str, Any], claim_token: str | None = None) -> bool:
     """Record a played match — seats, replay, rating changes — in one transaction, exactly once.
 
     ``result`` is ``bots.runner.MatchResult.to_json()``. Returns False if the match was already recorded, or (with
     ``claim_token``) if this worker no longer holds the claim: it was presumed dead and the match is re-run."""
     with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
+        # One statement locks the match row and reads its seats, versions and bots (not the archives, up to 1 MiB a
+        # seat, nor a replay: recording needs the bots and version numbers only).
+        seats = list(
+            Seat.objects.filter(match_id=match_id)
+            .select_related("match", "bot_version__bot")
+            .defer("bot_version__archive", "match__replay_data")
+            .select_for_update(of=("match",))
+            .order_by("number")
+        )
+        match = seats[0].match if seats else Match.objects.select_for_update().get(pk=match_id)
         if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
             return False
-        # Not the archives (up to 1 MiB a seat): recording needs the bots and version numbers only.
-        seats = list(match.seats.select_related("bot_version__bot").defer("bot_version__archive").order_by("number"))
         for seat, data in zip(seats, result["seats"], strict=True):
             fault = data.get("fault") or {}
             seat.rank, seat.score = data["rank"], data["score"]
@@ -512,10 +523,9 @@ def do_record_match_result(match_id: int, result: dict[str, Any], claim_token: s
             seat.fault_detail = fault.get("detail", "")[:2000]
             seat.stderr = (data.get("stderr") or "")[-64 * 1024 :]
             seat.moves, seat.time_ms = data.get("moves", 0), data.get("time_ms", 0)
-        # A handful of rows: plain UPDATEs are cheaper than bulk_update (measured: its CASE expressions cost more, in
-        # Python and in PostgreSQL, than the round trips they save; tests/league/test_services.py pins the count).
-        for seat in seats:
-            seat.save(update_fields=["rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms"])
+        update_rows(
+            Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
+        )
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         match.wall_ms = result.get("wall_ms")
@@ -574,10 +584,12 @@ def _apply_ratings(match: Match, seats: list[Seat]) -> None:
         RatingChange(match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance)
         for rating, state in zip(table, after, strict=True)
     )
+    now = timezone.now()
     for rating, state in zip(table, after, strict=True):
         rating.set_state(state)
-        rating.last_match_at = match.finished_at
-        rating.save(update_fields=[*Rating.STATE_FIELDS, "last_match_at", "updated"])
+        rating.last_match_at, rating.updated = match.finished_at, now
+    fields = [*Rating.STATE_FIELDS, "last_match_at", "updated"]
+    update_rows(Rating, fields, [[rating.pk, *(getattr(rating, f) for f in fields)] for rating in table])
 
 
 def _pause_if_faulty(bot_id: int) -> None:

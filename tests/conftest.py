@@ -68,6 +68,9 @@ def _static_files_without_collectstatic(settings) -> None:
     }
     settings.WHITENOISE_USE_FINDERS = True
     settings.WHITENOISE_AUTOREFRESH = True
+    # Nothing is collected there in the tests, but WhiteNoise warns about a STATIC_ROOT that does not exist.
+    settings.STATIC_ROOT = settings.VAR_DIR / "test-static-root"
+    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture(autouse=True)
