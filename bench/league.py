@@ -1,6 +1,6 @@
 """Matches completed per minute by real Celery workers, against the runner alone in a loop: the league's overhead.
 
-    .venv/bin/python bench/league.py [--matches 60] [--bot-matches 16] [--repeats 3] [--workers 1 2] [game ...]
+    .venv/bin/python bench/league.py [--matches 60] [--bot-matches 16] [--repeats 3] [--workers 1 2] [--games GAME ...]
 
 A throwaway PostgreSQL database (``parlour_bench``, created, migrated and dropped) and Redis database 14. For each
 number of worker processes (``celery -A workers.celery worker --concurrency N``: N prefork children, as deployed),

@@ -11,6 +11,9 @@ write (two matches of one game recorded at once); a match leaving the set of que
 missed. Not covered, so seen within the minute of expiry: ``recompute_ratings --repair`` rewriting ratings, and
 edits in the Django admin.
 
+A bot page's recent matches are keyed on their ids and statuses, read in one query of 20 rows: a new match is a new
+id, and a match's ranks and faults are written in the transaction that makes it finished.
+
 Only data and visitor-independent HTML are cached: the navigation bar and the owner's buttons are rendered per
 request.
 """
@@ -54,6 +57,11 @@ def board_fingerprint(game: str | None) -> str:
         cursor.execute(sql, [*args, *args, *_IN_FLIGHT, *args, Match.Status.FINISHED.value])
         row = cursor.fetchone()
     return hashlib.blake2b(repr(row).encode(), digest_size=12).hexdigest()
+
+
+def digest(data: object) -> str:
+    """A short digest of ``data``'s ``repr``, for a fingerprint too long to put in a key as it is."""
+    return hashlib.blake2b(repr(data).encode(), digest_size=12).hexdigest()
 
 
 def cached(key: str, compute: Callable[[], T], timeout: int | None = None) -> T:

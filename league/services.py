@@ -292,7 +292,11 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
     match = seats[0].match if seats else Match.objects.get(pk=match_id)
     for seat in seats:
         seat.match = match
-    match._prefetched_objects_cache = {"seats": seats}
+    # As prefetch_related leaves it: a queryset holding its rows, so ``match.seats.all()`` answers from them and any
+    # other query on ``match.seats`` (a filter, another select_related) still works.
+    prefetched = Seat.objects.filter(match=match)
+    prefetched._result_cache, prefetched._prefetch_done = seats, True
+    match._prefetched_objects_cache = {"seats": prefetched}
     if match.attempts > settings.MATCH_MAX_ATTEMPTS:
         last = match.error or "its worker stopped answering (killed, or its lease ran out)"
         do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)

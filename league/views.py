@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -146,6 +146,9 @@ def _board_line(row: BoardRow) -> dict[str, Any]:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A bot's page. Its header, versions and the owner's controls are rendered per request; the rating chart, head
+    to head, faults and recent matches are the same for every visitor, so they are cached as HTML under keys that
+    change with what they show (league/caching.py; their relative times are at most the cache's minute old)."""
     bot = get_object_or_404(Bot.objects.select_related("owner", "rating"), pk=pk)
     is_owner = request.user.is_authenticated and request.user.pk == bot.owner_id
     versions = list(versions_with_games(bot))
@@ -155,7 +158,19 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     # finished games its versions count (a finished match never changes again), or when its rating is rewritten.
     finished = sum(v.games for v in versions)
     stamp = f"{rating.games}.{rating.updated.timestamp():.6f}" if rating else "-"
-    history = caching.cached(f"bot:{bot.pk}:{finished}:{stamp}", lambda: _bot_history(bot), timeout=600)
+    history_key = f"bot:{bot.pk}:{finished}:{stamp}"
+    history = caching.cached(
+        f"{history_key}:html",
+        lambda: render_to_string(
+            "league/_bot_history.html",
+            {"bot": bot, **caching.cached(history_key, lambda: _bot_history(bot), timeout=600)},
+        ),
+    )
+    recent = _recent_matches(bot, [v.pk for v in versions])
+    matches = caching.cached(
+        f"bot-matches:{bot.pk}:{caching.digest(recent)}",
+        lambda: render_to_string("league/_matches.html", {"matches": _matches().filter(pk__in=[i for i, _ in recent])}),
+    )
     context = {
         "bot": bot,
         "is_owner": is_owner,
@@ -164,23 +179,26 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "provisional": rating is None or rating.provisional or newest > rating.version,
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "versions": versions,
-        "matches": _matches().filter(pk__in=_recent_match_ids(bot)),
+        "history": history,
+        "matches": matches,
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
-        **history,
     }
     return render(request, "league/bot.html", context)
 
 
-def _recent_match_ids(bot: Bot) -> QuerySet[Seat]:
-    """The ids of ``bot``'s RECENT newest matches (ids grow with creation), from its seats alone: sorting every match
-    it ever played by ``created`` first (and dropping duplicates) reads hundreds of rows of the big match table."""
-    seats = Seat.objects.filter(bot_version__bot=bot).order_by("-match_id")
-    return seats.values("match_id")[:RECENT]
+def _recent_matches(bot: Bot, version_ids: list[int]) -> list[tuple[int, str]]:
+    """The ids and statuses of ``bot``'s RECENT newest matches (ids grow with creation), newest first: the key of
+    the cached list. A match's id, game, seats and creation never change; its status does, and its ranks and faults
+    are written in the same transaction that makes it finished; a new match is a new id. So equal keys show equal
+    lists. The ids come from the bot's seats alone: sorting every match it ever played by ``created`` first (and
+    dropping duplicates) reads hundreds of rows of the big match table."""
+    seats = Seat.objects.filter(bot_version_id__in=version_ids).order_by("-match_id").values("match_id")[:RECENT]
+    return list(Match.objects.filter(pk__in=seats).order_by("-id").values_list("id", "status"))
 
 
 def _bot_history(bot: Bot) -> dict[str, Any]:
-    """The bot page's costly, visitor-independent parts, as plain data (relative times are formatted per request)."""
+    """The data of the bot page's costly, visitor-independent parts."""
     opponents = head_to_head(bot)
     return {
         "chart": history_chart(rating_history(bot)),

@@ -20,8 +20,11 @@ from league.queries import head_to_head
 # a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
 LEADERBOARD_QUERIES = 3  # the fingerprint, the rows (with Elo rank and newest version) and their count
 LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
-BOT_PAGE_QUERIES = 7  # bot, versions, rating history, head to head, faults, recent matches and their seats
-BOT_PAGE_CACHED_QUERIES = 4  # bot, versions (their finished games are the fingerprint), recent matches and seats
+# The bot page: bot, versions, the recent matches' ids and statuses, then on a miss rating history, head to head,
+# faults, and the recent matches with their seats. Its versions' finished games and the recent matches' statuses are
+# the fingerprints.
+BOT_PAGE_QUERIES = 8
+BOT_PAGE_CACHED_QUERIES = 3
 
 
 def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
@@ -284,3 +287,61 @@ def test_the_home_page_query_count_is_pinned(client: Client, db, django_assert_m
         assert client.get("/").status_code == 200
     with django_assert_max_num_queries(1):  # the fingerprint
         assert client.get("/").status_code == 200
+
+
+def _recent_rows(html: str) -> list[str]:
+    """The recent matches table's rows, newest first."""
+    table = html[html.index("<h2>Recent matches</h2>") :]
+    return re.findall(r"<tr>\s*<td><a href=\"/matches/\d+/\">.*?</tr>", table, re.S)
+
+
+def test_a_cached_bot_page_shows_a_new_match_queued_running_and_finished_at_once(client: Client, db) -> None:
+    a, _b, c = _league(n=3, matches=4)
+    client.get(f"/bots/{a.pk}/")
+    assert client.get(f"/bots/{a.pk}/").content == client.get(f"/bots/{a.pk}/").content  # warm
+    match = services.do_create_match("love_letter", [a.versions.get(), c.versions.get()])
+    newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
+    assert f"#{match.pk}<" in newest and 'class="status queued"' in newest
+    services.do_claim_match(match.pk)
+    newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
+    assert f"#{match.pk}<" in newest and 'class="status running"' in newest
+    seats = [{"rank": 2, "score": 0.0}, {"rank": 1, "score": 0.0, "fault": None}]
+    services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
+    assert f"#{match.pk}<" in newest and 'class="status finished"' in newest
+    assert '<span class="seat winner">owner/bot02 <small>#1</small>' in newest
+
+
+def test_a_cached_bot_page_shows_a_match_going_back_to_the_queue(client: Client, db) -> None:
+    """Statuses, not counts: one older match claimed while another is released leaves every count, and the newest
+    match, as they were."""
+    a, b = _league(n=2, matches=0)
+    table = [a.versions.get(), b.versions.get()]
+    first, second, third = (services.do_create_match("love_letter", table) for _ in range(3))
+    services.do_claim_match(first.pk)
+    rows = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())
+    assert ['class="status queued"' in row for row in rows] == [True, True, False]
+    services.do_claim_match(second.pk)
+    services.do_release_match(first.pk, "the broker went away")
+    rows = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())
+    assert ['class="status queued"' in row for row in rows] == [True, False, True]
+    assert f"#{third.pk}<" in rows[0]
+
+
+def test_a_cached_bot_page_never_shows_its_owners_controls_or_logs_to_another_visitor(client: Client, db) -> None:
+    bots = _league(n=3, matches=6)
+    bot, owner = bots[0], bots[0].owner
+    BotVersion.objects.filter(bot=bot).update(validation_stderr="secret traceback")
+    mine = Client()
+    mine.force_login(owner)
+    others = Client()
+    others.force_login(User.objects.create(username="charlie"))
+    # The owner fills the cache first, then the others read from it; then the other way round.
+    for first, second in ((mine, client), (client, mine), (others, mine), (mine, others)):
+        for visitor in (first, second):
+            html = visitor.get(f"/bots/{bot.pk}/").content.decode()
+            owners = visitor is mine
+            assert ("Upload a new version" in html) is owners
+            assert ("Take it off the ladder" in html) is owners
+            assert ("secret traceback" in html) is owners
+            assert ("Log out owner" in html) is owners

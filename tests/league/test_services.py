@@ -156,6 +156,7 @@ def test_a_four_seat_match_is_claimed_and_loaded_in_two_statements_and_recorded_
         assert [seat.number for seat in seats] == [0, 1, 2, 3]
         assert all("archive" in seat.bot_version.get_deferred_fields() for seat in seats)
         assert seats[0].bot_version.label == "alice/a v1"
+        assert [seat.number for seat in claimed.seats.select_related("bot_version").order_by("-number")] == [3, 2, 1, 0]
         with CaptureQueriesContext(connection) as record:
             assert services.do_record_match_result(match.pk, _result([1, 2, 3, 4]), claim_token=claimed.claim_token)
         # Lock the match and read its seats; one UPDATE for the seats; lock the ratings, insert the changes, one
