@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
@@ -59,6 +61,15 @@ def example_bot_source() -> bytes:
     return EXAMPLE_BOT
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _static_root_exists() -> None:
+    """WhiteNoise warns when a server starts without STATIC_ROOT; the tests collect nothing there (session-wide, so
+    that it is there before the browser tests' live server starts)."""
+    from django.conf import settings
+
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+
+
 @pytest.fixture(autouse=True)
 def _static_files_without_collectstatic(settings) -> None:
     """Production serves collected, hashed static files; the tests serve them from the source folders."""
@@ -68,9 +79,6 @@ def _static_files_without_collectstatic(settings) -> None:
     }
     settings.WHITENOISE_USE_FINDERS = True
     settings.WHITENOISE_AUTOREFRESH = True
-    # Nothing is collected there in the tests, but WhiteNoise warns about a STATIC_ROOT that does not exist.
-    settings.STATIC_ROOT = settings.VAR_DIR / "test-static-root"
-    settings.STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture(autouse=True)
