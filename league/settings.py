@@ -296,11 +296,22 @@ if MATCH_CHAIN_MAX < 1 or MATCH_CHAIN_SECONDS < 0:
 CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)
 CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
 
-# "default" as Django's own default (the API's throttle counters). "pages": the busy pages' expensive parts
+# "default": the API's throttle counters. Per process unless CACHE_URL names a Redis database: with several web
+# processes, set it, or each process counts a client's requests on its own (docs/api.md). Never the broker's
+# database: clearing the cache (the tests do) would empty the queue. "pages": the busy pages' expensive parts
 # (league/caching.py), keyed on a fingerprint of the data they show, so a per-process cache is never stale; entries
 # expire after a minute so that the relative times in them ("5 minutes ago") stay current.
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL is None:
+    _default_cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+elif not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ConfigError(f"CACHE_URL must be a redis://, rediss:// or unix:// URL, not {CACHE_URL!r}")
+elif CACHE_URL == REDIS_URL:
+    raise ConfigError("CACHE_URL must not be the broker's Redis database (REDIS_URL): clearing one would empty both")
+else:
+    _default_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "default": _default_cache,
     "pages": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "pages",

@@ -67,3 +67,28 @@ def test_a_user_budget_covers_all_their_tokens_and_sessions(alice: User, bob_api
 def test_the_default_rates_are_generous(anon_api: APIClient) -> None:
     for _ in range(20):
         assert anon_api.get("/api/games/").status_code == 200
+
+
+SHARED_CACHE_URL = "redis://127.0.0.1:6379/12"  # a database of its own, as CACHE_URL must be (league/settings.py)
+
+
+def test_with_a_redis_cache_the_counters_are_shared_by_every_process(alice: User) -> None:
+    import redis
+    from django.conf import settings
+
+    shared = redis.Redis.from_url(SHARED_CACHE_URL)
+    shared.flushdb()
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(alice, 'a')[1]}")
+    redis_default = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": SHARED_CACHE_URL}
+    try:
+        with override_settings(CACHES={**settings.CACHES, "default": redis_default}), _rates(token="2/min"):
+            assert client.get("/api/me/").status_code == 200
+            assert client.get("/api/me/").status_code == 200
+            counters = list(shared.scan_iter(match="*throttle_token*"))
+            assert len(counters) == 1, "the token's history is in Redis, where every web process reads it"
+            _assert_throttled(client.get("/api/me/"))
+            shared.delete(*counters)  # what another process sees is what Redis holds
+            assert client.get("/api/me/").status_code == 200
+    finally:
+        shared.flushdb()
