@@ -5,7 +5,7 @@
 
 A throwaway PostgreSQL database (``parlour_bench_tournament``, created, migrated and dropped) and Redis
 (``BENCH_REDIS_URL``, database 14 by default; see bench/infra.py). The entrants are built-in players (``random`` and
-``heuristic`` in turn, each its own bot, as ``league.services.do_register_builtin_bots`` makes them).
+``heuristic`` in turn, each its own bot, made by ``league.services.do_create_house_bot`` like the house bots).
 
 - ``inline``: the tournament played in this process — claim, ``bots.runner.run_match``, record the result, advance
   the tournament — one game at a time, no queue: the floor (the engine, the runner and the league's writes).
@@ -35,32 +35,13 @@ DB_NAME = "parlour_bench_tournament"
 
 
 def make_entrants(game_id: str, count: int) -> list[Any]:
-    from django.contrib.auth.models import User
-    from django.utils import timezone
-
     from league import services
-    from league.models import Bot, BotVersion, Rating
 
-    owner, _ = User.objects.get_or_create(username=services.SYSTEM_USERNAME, defaults={"is_active": False})
     players = ["random", "heuristic"]
-    bots = []
-    for index in range(count):
-        player = players[index % len(players)]
-        bot, _ = Bot.objects.get_or_create(
-            owner=owner, game=game_id, name=f"bench-{player}-{index}", defaults={"is_builtin": True}
-        )
-        Rating.objects.get_or_create(bot=bot)
-        if not bot.versions.exists():
-            BotVersion.objects.create(
-                bot=bot,
-                number=1,
-                builtin=player,
-                language="builtin",
-                status=BotVersion.Status.READY,
-                validated=timezone.now(),
-            )
-        bots.append(bot)
-    return bots
+    return [
+        services.do_create_house_bot(game_id, f"bench-{players[index % 2]}-{index}", players[index % 2])[0]
+        for index in range(count)
+    ]
 
 
 def create(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, label: str) -> Any:

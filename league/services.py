@@ -135,31 +135,35 @@ def do_record_validation(
 def do_register_builtin_bots(games: list[str] | None = None) -> list[Bot]:
     """The house bots of every game (or of ``games``): ready bots of the built-in players, owned by the system user,
     enough of them to fill the game's largest table (``random``, ``heuristic``, ``random-2``, ...). Idempotent."""
-    owner, _ = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
     created = []
     for game_id in games or list(GAMES):
         for name, player_name in _house_roster(game_id):
-            player = builtin_players(game_id)[player_name]
-            with transaction.atomic():
-                bot, is_new = Bot.objects.get_or_create(
-                    owner=owner,
-                    game=game_id,
-                    name=name,
-                    defaults={"is_builtin": True, "description": player.description},
-                )
-                Rating.objects.get_or_create(bot=bot)
-                if not bot.versions.exists():
-                    BotVersion.objects.create(
-                        bot=bot,
-                        number=1,
-                        builtin=player_name,
-                        language="builtin",
-                        status=BotVersion.Status.READY,
-                        validated=timezone.now(),
-                    )
+            bot, is_new = do_create_house_bot(game_id, name, player_name)
             if is_new:
                 created.append(bot)
     return created
+
+
+def do_create_house_bot(game_id: str, name: str, player_name: str) -> tuple[Bot, bool]:
+    """A ready bot of the built-in player ``player_name``, owned by the system user (created if missing, with its
+    rating and its one version); returns it and whether it is new. Idempotent."""
+    owner, _ = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
+    player = builtin_players(game_id)[player_name]
+    with transaction.atomic():
+        bot, is_new = Bot.objects.get_or_create(
+            owner=owner, game=game_id, name=name, defaults={"is_builtin": True, "description": player.description}
+        )
+        Rating.objects.get_or_create(bot=bot)
+        if not bot.versions.exists():
+            BotVersion.objects.create(
+                bot=bot,
+                number=1,
+                builtin=player_name,
+                language="builtin",
+                status=BotVersion.Status.READY,
+                validated=timezone.now(),
+            )
+    return bot, is_new
 
 
 def _house_roster(game_id: str) -> list[tuple[str, str]]:

@@ -68,13 +68,19 @@ class Heartbeat:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"heartbeat {what}", daemon=True)
 
-    def __enter__(self) -> Heartbeat:
+    def start(self) -> Heartbeat:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
+
+    def __enter__(self) -> Heartbeat:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
     def _run(self) -> None:
         try:
@@ -146,8 +152,7 @@ class _Held:
     def __init__(self, match: Match) -> None:
         self.match, self.token, self.what = match, match.claim_token, f"match {match.pk}"
         self.prepared: PreparedMatch | None = None
-        self.heartbeat = Heartbeat(lambda: services.do_renew_lease(match.pk, self.token), self.what)
-        self.heartbeat.__enter__()
+        self.heartbeat = Heartbeat(lambda: services.do_renew_lease(match.pk, self.token), self.what).start()
         log.info("%s: claimed (attempt %s)", self.what, match.attempts)
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -171,7 +176,7 @@ class _Held:
     def let_go(self) -> None:
         """Stop renewing the lease (recorded, released or failed by now, or left for the sweeper); discard bots that
         were started and not played."""
-        self.heartbeat.__exit__(None, None, None)
+        self.heartbeat.stop()
         if self.prepared is not None:
             self.prepared.close()
             self.prepared = None

@@ -28,11 +28,13 @@ def _database_url() -> str:
 
 
 class Workers:
-    """Real Celery worker processes started on demand; ``wait_for`` fails at once if one of them dies."""
+    """Real Celery worker processes started on demand; ``wait_for`` fails at once if one of them dies (unless the
+    test killed it on purpose: ``killed``)."""
 
     def __init__(self, tmp_path: Path) -> None:
         self.tmp_path = tmp_path
         self.processes: list[tuple[subprocess.Popen, Path]] = []
+        self.killed: set[int] = set()
 
     def start(self, beat: bool = False, concurrency: int = 2, **env: str) -> subprocess.Popen:
         log = self.tmp_path / f"worker-{len(self.processes)}.log"
@@ -79,10 +81,10 @@ class Workers:
         while time.monotonic() < deadline:
             if value := condition():
                 return value
-            for process, _log in self.processes:
-                if process.poll() is not None:
-                    raise AssertionError(f"a worker exited ({process.returncode}) while waiting for {what}")
-            time.sleep(0.25)
+            for process, log in self.processes:
+                if process.pid not in self.killed and process.poll() is not None:
+                    raise AssertionError(f"a worker exited ({process.returncode}) while waiting for {what}: {log}")
+            time.sleep(0.1)
         raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 

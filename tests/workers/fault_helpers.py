@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import redis
@@ -88,25 +87,12 @@ class FaultWorkers(Workers):
     def __init__(self, tmp_path: Path, broker: PrivateRedis) -> None:
         super().__init__(tmp_path)
         self.broker = broker
-        self.killed: set[int] = set()
 
     def start(self, beat: bool = False, concurrency: int = 1, **env: str) -> subprocess.Popen:
         settings = {**FAST_RECOVERY, "REDIS_URL": self.broker.url, **env}
         process = super().start(beat=beat, concurrency=concurrency, **settings)
         self.wait_for(lambda: " ready." in self.log(process), 60, "the worker to start")
         return process
-
-    def wait_for(self, condition: Callable[[], object], timeout: float, what: str) -> object:
-        """Like ``Workers.wait_for``, but a worker this test killed is not a failure."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if value := condition():
-                return value
-            for process, log in self.processes:
-                if process.pid not in self.killed and process.poll() is not None:
-                    raise AssertionError(f"a worker exited ({process.returncode}) while waiting for {what}: {log}")
-            time.sleep(0.1)
-        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
     def log(self, process: subprocess.Popen) -> str:
         return next(log for started, log in self.processes if started is process).read_text(errors="replace")
