@@ -537,6 +537,47 @@ def do_claim_version(version_id: int, worker: str = "", claim_token: str | None 
     return version
 
 
+def do_claim_next_version(worker: str = "") -> BotVersion | None:
+    """Claim the fairest due pending version (``fair_validation_order``), as ``do_claim_version`` does; None when there
+    is none, or other workers took them first.
+
+    Every upload sends one ``validate_version`` message, but the worker that receives it validates the fairest
+    version, whichever that is: one user's burst of uploads cannot make another user's wait behind all of it."""
+    for version_id in fair_validation_order(timezone.now(), CLAIM_NEXT_CANDIDATES):
+        version = do_claim_version(version_id, worker)
+        if version is not None:
+            return version
+    return None
+
+
+def fair_validation_order(now: datetime, limit: int) -> list[int]:
+    """The ids of up to ``limit`` pending versions a worker may claim now (free, due), fairest first.
+
+    Each owner's versions take turns: an owner's versions pending or validated in the last hour are numbered in
+    upload order, and the lowest number goes first (ties: the oldest upload). So everyone's first pending version
+    comes before anyone's second, and an owner who has just had many validated waits behind one who has had none.
+    The numbering runs over all of them before the claimable ones are picked, hence the subquery."""
+    ops = connection.ops
+    version, bot = ops.quote_name(BotVersion._meta.db_table), ops.quote_name(Bot._meta.db_table)
+    sql = f"""
+        SELECT id FROM (
+            SELECT v.id, v.status, v.lease_until, v.enqueued_at, v.created,
+                   ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY v.created, v.id) AS turn
+            FROM {version} v JOIN {bot} b ON b.id = v.bot_id
+            WHERE v.status = %s OR v.validated > %s
+        ) ranked
+        WHERE status = %s AND (lease_until IS NULL OR lease_until < %s) AND enqueued_at <= %s
+        ORDER BY turn, created, id
+        LIMIT %s
+    """
+    pending = BotVersion.Status.PENDING.value
+    moment = ops.adapt_datetimefield_value(now)
+    since = ops.adapt_datetimefield_value(now - HOUR)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pending, since, pending, moment, moment, limit])
+        return [row[0] for row in cursor.fetchall()]
+
+
 def do_renew_version_lease(version_id: int, claim_token: str) -> bool:
     return (
         BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token).update(

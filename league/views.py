@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -321,7 +322,13 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         ]
     user_id = request.user.pk if request.user.is_authenticated else None
     own_seats = [seat for seat in match.seats.all() if seat.bot_version.bot.owner_id == user_id]
-    context = {"match": match, "game": GAMES[match.game], "moves": moves, "own_seats": own_seats}
+    context = {
+        "match": match,
+        "game": GAMES[match.game],
+        "moves": moves,
+        "own_seats": own_seats,
+        "log_retention_days": settings.LOG_RETENTION_DAYS,
+    }
     return render(request, "league/match.html", context)
 
 

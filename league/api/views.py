@@ -210,7 +210,9 @@ def _cache_finished(response: Response, match: Match, request: Request) -> Respo
     if match.status != Match.Status.FINISHED:
         response["Cache-Control"] = "no-cache"
         return response
-    stamp = f"{match.pk}:{match.finished_at}:{request.get_full_path()}".encode()
+    # (Deleting its bots' notes at the end of their retention changes its replay: a new ETag.)
+    deleted = f":{match.logs_deleted_at}" if match.logs_deleted_at else ""
+    stamp = f"{match.pk}:{match.finished_at}{deleted}:{request.get_full_path()}".encode()
     etag = '"' + hashlib.sha256(stamp).hexdigest()[:32] + '"'
     if request.headers.get("If-None-Match") == etag:
         response = Response(status=status.HTTP_304_NOT_MODIFIED)
