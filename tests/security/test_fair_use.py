@@ -147,3 +147,21 @@ def test_the_web_forms_say_why_with_429_and_retry_after(site, signed_in) -> None
     assert answer.status_code == 429 and 3500 < int(answer.headers["Retry-After"]) <= 3600
     assert "30 uploads of yours in the last hour; the limit is 30 an hour" in html.unescape(answer.text)
     assert not Bot.objects.filter(name="thirty-first").exists()
+
+
+def test_the_new_bot_form_refuses_a_twenty_first_bot(site, signed_in) -> None:
+    session = signed_in("mallory")
+    owner = User.objects.get(username="mallory")
+    for n in range(20):
+        services.do_create_bot(owner, "love_letter", f"bot{n}", EXAMPLE_BOT, "main.py")
+    answer = session.post(
+        f"{site}/bots/new/",
+        data={"game": "love_letter", "name": "extra", "csrfmiddlewaretoken": form_csrf(session, f"{site}/bots/new/")},
+        files={"file": ("main.py", EXAMPLE_BOT, "text/x-python")},
+        headers={"Referer": f"{site}/bots/new/"},
+        timeout=10,
+        allow_redirects=False,
+    )
+    assert answer.status_code == 403 and "Retry-After" not in answer.headers
+    assert "you have 20 bots; the limit is 20 per user" in html.unescape(answer.text)
+    assert not Bot.objects.filter(name="extra").exists()
