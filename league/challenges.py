@@ -14,10 +14,8 @@ says when enough of the hour's earlier games will have aged out.
 
 from __future__ import annotations
 
-import math
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -30,25 +28,12 @@ from bots.sprt import SPRT, Estimate, Tally, elo_estimate
 from games.registry import GAMES, builtin_players
 from league import services
 from league.models import Bot, BotVersion, Challenge, Match, Seat
-from league.services import ServiceError
+from league.services import RateLimited, ServiceError, hourly_retry_at, wait_text
 
-WINDOW = timedelta(hours=1)
+WINDOW = services.HOUR
 # The version test's sequential test (fishtest's default bounds): shown with its results, never used to stop early.
 VERSION_TEST_SPRT = SPRT(elo0=0.0, elo1=5.0, alpha=0.05, beta=0.05)
 PLAYED = (BotVersion.Status.READY, BotVersion.Status.RETIRED)  # versions that passed validation
-
-
-class RateLimited(ServiceError):
-    """Too many challenge games in the last hour; ``retry_at`` is when this request would be accepted."""
-
-    def __init__(self, message: str, retry_at: datetime) -> None:
-        super().__init__(message, code="rate_limited", status=429)
-        self.retry_at = retry_at
-
-    @property
-    def retry_after(self) -> int:
-        """Whole seconds until ``retry_at`` (at least 1): the Retry-After header."""
-        return max(1, math.ceil((self.retry_at - timezone.now()).total_seconds()))
 
 
 # ----- creating ---------------------------------------------------------------------------------------------------
@@ -110,34 +95,19 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
     limit = settings.CHALLENGE_GAMES_PER_HOUR
     if games > limit:
         raise ServiceError(f"at most {limit} challenge games per hour", code="too_many_games")
-    now = timezone.now()
     recent = list(
-        Challenge.objects.filter(owner=owner, created__gt=now - WINDOW)
+        Challenge.objects.filter(owner=owner, created__gt=timezone.now() - WINDOW)
         .order_by("created")
         .values_list("created", "games")
     )
-    used = sum(count for _created, count in recent)
-    if used + games <= limit:
+    retry_at = hourly_retry_at(recent, games, limit)
+    if retry_at is None:
         return
-    # The request fits once enough of the oldest challenges of the hour have left the window.
-    freed = 0
-    retry_at = now + WINDOW
-    for created, count in recent:
-        freed += count
-        if used - freed + games <= limit:
-            retry_at = created + WINDOW
-            break
-    wait = max(1, math.ceil((retry_at - now).total_seconds()))
     raise RateLimited(
-        f"you asked for {used} challenge games in the last hour; the limit is {limit} an hour. "
-        f"{games} more can start in {_duration(wait)} (at {retry_at:%H:%M:%S} UTC).",
+        f"you asked for {sum(count for _at, count in recent)} challenge games in the last hour; the limit is {limit} "
+        f"an hour. {games} more can start {wait_text(retry_at)}.",
         retry_at,
     )
-
-
-def _duration(seconds: int) -> str:
-    minutes, secs = divmod(seconds, 60)
-    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 
 def _create(

@@ -147,6 +147,9 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
     wall_ms = models.PositiveIntegerField(null=True, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)
+    # When the bots' logs (seats' stderr, the notes on moves) were deleted, LOG_RETENTION_DAYS after the match
+    # (services.do_delete_old_logs); the replay's moves and outcome stay.
+    logs_deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
     # The ladder's time control for this match ({"move_ms", "bank_ms"}); empty: the runtime's defaults for the game.
     time_control = models.JSONField(default=dict, blank=True)
     # Tournament games only (league/tournaments.py). PROTECT: a tournament that has played keeps its history.
@@ -161,6 +164,11 @@ class Match(models.Model):
             # The scheduler's counts: ladder matches in flight, and created in the last hour, per game.
             models.Index(fields=["kind", "status", "game"], name="match_kind_status_game"),
             models.Index(fields=["game", "kind", "created"], name="match_game_kind_created"),
+            # The retention task's next batch: the oldest finished matches whose logs are still kept (only those,
+            # so it does not step over the ever longer history of matches already cleaned).
+            models.Index(
+                fields=["finished_at"], condition=models.Q(logs_deleted_at__isnull=True), name="match_logs_kept"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -46,6 +46,43 @@ class ServiceError(Exception):
         self.message, self.code, self.status = message, code, status
 
 
+class RateLimited(ServiceError):
+    """Too many of something in the last hour (429); ``retry_at`` is when this request would be accepted."""
+
+    def __init__(self, message: str, retry_at: datetime) -> None:
+        super().__init__(message, code="rate_limited", status=429)
+        self.retry_at = retry_at
+
+    @property
+    def retry_after(self) -> int:
+        """Whole seconds until ``retry_at`` (at least 1): the Retry-After header."""
+        return max(1, math.ceil((self.retry_at - timezone.now()).total_seconds()))
+
+
+HOUR = timedelta(hours=1)
+
+
+def hourly_retry_at(recent: list[tuple[datetime, int]], wanted: int, limit: int) -> datetime | None:
+    """When ``wanted`` more fit under ``limit`` per hour beside ``recent`` — the (time, amount) pairs of the last hour,
+    oldest first: None if they fit now, else once enough of the oldest have left the hour."""
+    used = sum(amount for _at, amount in recent)
+    if used + wanted <= limit:
+        return None
+    freed = 0
+    for at, amount in recent:
+        freed += amount
+        if used - freed + wanted <= limit:
+            return at + HOUR
+    return timezone.now() + HOUR
+
+
+def wait_text(retry_at: datetime) -> str:
+    """``retry_at`` for people: "in 12 min 5 s (at 14:03:20 UTC)"."""
+    seconds = max(1, math.ceil((retry_at - timezone.now()).total_seconds()))
+    minutes, secs = divmod(seconds, 60)
+    return f"in {f'{minutes} min {secs} s' if minutes else f'{secs} s'} (at {retry_at:%H:%M:%S} UTC)"
+
+
 def _enqueue(task_name: str, object_id: int) -> None:
     # robust: a broker that is down must not undo a committed request; the sweeper sends lost messages again.
     transaction.on_commit(lambda: current_app.send_task(task_name, args=[object_id]), robust=True)
@@ -67,9 +104,12 @@ def do_create_bot(
     """A new bot with its first version, queued for validation. Nothing is stored if the upload is refused."""
     if game not in GAMES:
         raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code="unknown_game")
+    _check_fair_use(owner)  # before the work of packaging; again under the lock below
     package = _package(data, filename)
     try:
         with transaction.atomic():
+            _lock_user(owner)
+            _check_fair_use(owner)
             bot = Bot.objects.create(owner=owner, game=game, name=name, description=description)
             Rating.objects.create(bot=bot)
             _create_version(bot, package)
@@ -80,10 +120,60 @@ def do_create_bot(
 
 def do_add_version(bot: Bot, data: bytes, filename: str) -> BotVersion:
     """Upload new code for ``bot``; the ladder keeps playing the previous ready version until this one is ready."""
+    _check_fair_use(bot.owner, bot)
     package = _package(data, filename)
     with transaction.atomic():
+        _lock_user(bot.owner)
         Bot.objects.select_for_update().get(pk=bot.pk)  # serialises version numbers per bot
+        _check_fair_use(bot.owner, bot)
         return _create_version(bot, package)
+
+
+# ----- fair use: how much one user may upload (docs/security.md, "Fair use and retention") ---------------------
+
+
+def _lock_user(user: AbstractBaseUser) -> None:
+    """One user's uploads are serialised on their row (before any bot's), so two at once cannot both squeeze under a
+    limit (challenges lock the same row)."""
+    User.objects.select_for_update().filter(pk=user.pk).first()
+
+
+def _check_fair_use(owner: AbstractBaseUser, bot: Bot | None = None) -> None:
+    """Refuse an upload beyond the owner's share: a new bot beyond FAIR_USE_BOTS_PER_USER (403: waiting does not
+    help), a version beyond FAIR_USE_UPLOADS_PER_HOUR of theirs or FAIR_USE_VERSIONS_PER_BOT_PER_HOUR of ``bot`` in
+    the last hour (429, ``RateLimited``). Counted from the database, so every web process sees the same. Staff are
+    exempt (they seed and test the league)."""
+    if getattr(owner, "is_staff", False):
+        return
+    if bot is None:
+        bots = Bot.objects.filter(owner=owner).count()
+        limit = settings.FAIR_USE_BOTS_PER_USER
+        if bots >= limit:
+            raise ServiceError(
+                f"you have {bots} bots; the limit is {limit} per user. Upload a new version of one of them instead.",
+                code="too_many_bots",
+                status=403,
+            )
+    recent = BotVersion.objects.filter(bot__owner=owner, created__gt=timezone.now() - HOUR).order_by("created")
+    _check_hourly(
+        list(recent.values_list("created", flat=True)), settings.FAIR_USE_UPLOADS_PER_HOUR, "uploads of yours"
+    )
+    if bot is not None:
+        _check_hourly(
+            list(recent.filter(bot=bot).values_list("created", flat=True)),
+            settings.FAIR_USE_VERSIONS_PER_BOT_PER_HOUR,
+            f"versions of {bot.name}",
+        )
+
+
+def _check_hourly(times: list[datetime], limit: int, what: str) -> None:
+    retry_at = hourly_retry_at([(at, 1) for at in times], 1, limit)
+    if retry_at is not None:
+        raise RateLimited(
+            f"{len(times)} {what} in the last hour; the limit is {limit} an hour. "
+            f"The next upload is accepted {wait_text(retry_at)}.",
+            retry_at,
+        )
 
 
 def _create_version(bot: Bot, package: Package) -> BotVersion:
@@ -445,6 +535,47 @@ def do_claim_version(version_id: int, worker: str = "", claim_token: str | None 
         )
         return None
     return version
+
+
+def do_claim_next_version(worker: str = "") -> BotVersion | None:
+    """Claim the fairest due pending version (``fair_validation_order``), as ``do_claim_version`` does; None when there
+    is none, or other workers took them first.
+
+    Every upload sends one ``validate_version`` message, but the worker that receives it validates the fairest
+    version, whichever that is: one user's burst of uploads cannot make another user's wait behind all of it."""
+    for version_id in fair_validation_order(timezone.now(), CLAIM_NEXT_CANDIDATES):
+        version = do_claim_version(version_id, worker)
+        if version is not None:
+            return version
+    return None
+
+
+def fair_validation_order(now: datetime, limit: int) -> list[int]:
+    """The ids of up to ``limit`` pending versions a worker may claim now (free, due), fairest first.
+
+    Each owner's versions take turns: an owner's versions pending or validated in the last hour are numbered in
+    upload order, and the lowest number goes first (ties: the oldest upload). So everyone's first pending version
+    comes before anyone's second, and an owner who has just had many validated waits behind one who has had none.
+    The numbering runs over all of them before the claimable ones are picked, hence the subquery."""
+    ops = connection.ops
+    version, bot = ops.quote_name(BotVersion._meta.db_table), ops.quote_name(Bot._meta.db_table)
+    sql = f"""
+        SELECT id FROM (
+            SELECT v.id, v.status, v.lease_until, v.enqueued_at, v.created,
+                   ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY v.created, v.id) AS turn
+            FROM {version} v JOIN {bot} b ON b.id = v.bot_id
+            WHERE v.status = %s OR v.validated > %s
+        ) ranked
+        WHERE status = %s AND (lease_until IS NULL OR lease_until < %s) AND enqueued_at <= %s
+        ORDER BY turn, created, id
+        LIMIT %s
+    """
+    pending = BotVersion.Status.PENDING.value
+    moment = ops.adapt_datetimefield_value(now)
+    since = ops.adapt_datetimefield_value(now - HOUR)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pending, since, pending, moment, moment, limit])
+        return [row[0] for row in cursor.fetchall()]
 
 
 def do_renew_version_lease(version_id: int, claim_token: str) -> bool:

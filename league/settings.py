@@ -296,6 +296,26 @@ if MATCH_CHAIN_MAX < 1 or MATCH_CHAIN_SECONDS < 0:
 CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)
 CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
 
+# ----- fair use and retention (docs/security.md, "Fair use and retention") -----------------------------------------
+# Uploads per user, counted from the database (every web process sees the same counts). A user may own at most
+# FAIR_USE_BOTS_PER_USER bots (over all games: 403 beyond) and store at most FAIR_USE_UPLOADS_PER_HOUR versions in any
+# hour, a new bot's first one included, and FAIR_USE_VERSIONS_PER_BOT_PER_HOUR of one bot (429 and the time to retry
+# beyond). Staff are exempt. Bot stderr and the notes bots attach to moves are deleted LOG_RETENTION_DAYS after the
+# match (or the validation); the replay's moves and outcome stay.
+FAIR_USE_BOTS_PER_USER = env_int("FAIR_USE_BOTS_PER_USER", 20)
+FAIR_USE_UPLOADS_PER_HOUR = env_int("FAIR_USE_UPLOADS_PER_HOUR", 30)
+FAIR_USE_VERSIONS_PER_BOT_PER_HOUR = env_int("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", 10)
+LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 30)
+for _name, _value in [
+    ("FAIR_USE_BOTS_PER_USER", FAIR_USE_BOTS_PER_USER),
+    ("FAIR_USE_UPLOADS_PER_HOUR", FAIR_USE_UPLOADS_PER_HOUR),
+    ("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", FAIR_USE_VERSIONS_PER_BOT_PER_HOUR),
+    ("LOG_RETENTION_DAYS", LOG_RETENTION_DAYS),
+]:
+    if _value < 1:
+        raise ConfigError(f"{_name} must be at least 1, not {_value}")
+# ----- end of fair use and retention --------------------------------------------------------------------------------
+
 # "default": the API's throttle counters. Per process unless CACHE_URL names a Redis database: with several web
 # processes, set it, or each process counts a client's requests on its own (docs/api.md). Never the broker's
 # database: clearing the cache (the tests do) would empty the queue. "pages": the busy pages' expensive parts

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -321,7 +322,13 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
         ]
     user_id = request.user.pk if request.user.is_authenticated else None
     own_seats = [seat for seat in match.seats.all() if seat.bot_version.bot.owner_id == user_id]
-    context = {"match": match, "game": GAMES[match.game], "moves": moves, "own_seats": own_seats}
+    context = {
+        "match": match,
+        "game": GAMES[match.game],
+        "moves": moves,
+        "own_seats": own_seats,
+        "log_retention_days": settings.LOG_RETENTION_DAYS,
+    }
     return render(request, "league/match.html", context)
 
 
@@ -347,11 +354,26 @@ def bot_new(request: HttpRequest) -> HttpResponse:
                 form.cleaned_data["description"],
             )
         except services.ServiceError as error:
+            if error.code in FAIR_USE_CODES:  # over the user's share: about the user, not a field
+                form.add_error(None, error.message)
+                return _fair_use_refusal(render(request, "league/bot_new.html", {"form": form}), error)
             form.add_error("file" if error.code in {"bad_upload", "invalid"} else "name", error.message)
         else:
             messages.success(request, "Uploaded. Your bot is being validated by a smoke match in the sandbox.")
             return redirect(bot)
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+# The refusals of services._check_fair_use: too many bots (403) or uploads in the last hour (429).
+FAIR_USE_CODES = {"too_many_bots", "rate_limited"}
+
+
+def _fair_use_refusal(response: HttpResponse, error: services.ServiceError) -> HttpResponse:
+    """The page that says why, with the refusal's status and, for an hourly limit, when to try again."""
+    response.status_code = error.status
+    if isinstance(error, services.RateLimited):
+        response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 @login_required
@@ -365,6 +387,9 @@ def bot_version_new(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             data, filename = _upload_bytes(form)
             version = services.do_add_version(bot, data, filename)
+        except services.RateLimited as error:
+            messages.error(request, f"Upload refused: {error.message}")
+            return _fair_use_refusal(bot_page(request, pk), error)  # the bot's page, saying so, with a 429
         except services.ServiceError as error:
             messages.error(request, f"Upload refused: {error.message}")
         else:

@@ -26,7 +26,7 @@ from bots.runner import Seat as RunnerSeat
 from bots.runner import run_match as play_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
-from league import services, tournaments
+from league import retention, services, tournaments
 from league.models import BotVersion, Match
 from workers import code_cache, faults
 
@@ -275,14 +275,23 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
 
 @shared_task(name="parlour.validate_version", bind=True, acks_late=True, reject_on_worker_lost=True)
 def validate_version(self: Task, version_id: int, claim_token: str | None = None) -> None:
-    """Claim the pending version, play its smoke match in the sandbox, record ready or rejected (like run_match)."""
+    """Claim a pending version, play its smoke match in the sandbox, record ready or rejected (like run_match).
+
+    Not necessarily ``version_id``: the fairest due version (``services.do_claim_next_version``), so that one user's
+    burst of uploads does not hold up another's. Each upload sends one message, so each version still gets one;
+    ``version_id`` is claimed when no fairer one is left. ``claim_token``: a retry of this worker's own claim."""
+    worker = _worker(self)
     try:
-        version = services.do_claim_version(version_id, worker=_worker(self), claim_token=claim_token)
+        if claim_token is None:
+            version = services.do_claim_next_version(worker) or services.do_claim_version(version_id, worker=worker)
+        else:
+            version = services.do_claim_version(version_id, worker=worker, claim_token=claim_token)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, version_id, claim_token=claim_token) from error
     if version is None:
         log.info("version %s: nothing to do (another worker holds it, or it is validated)", version_id)
         return
+    version_id = version.pk
     token, what = version.claim_token, f"version {version_id}"
     game = version.bot.game
     players = get_game(game).min_players
@@ -328,3 +337,10 @@ def advance_tournament(tournament_id: int | None = None) -> int:
         return len(tournaments.do_advance_running_tournaments())
     tournaments.do_advance_tournament(tournament_id)
     return 1
+
+
+@shared_task(name="parlour.delete_old_logs")
+def delete_old_logs() -> int:
+    """Hourly (beat): the bots' stderr and move notes older than LOG_RETENTION_DAYS go; the replays stay."""
+    deleted = retention.do_delete_old_logs()
+    return deleted.matches + deleted.versions

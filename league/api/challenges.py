@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from league import challenges
+from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeSerializer, errors
 from league.models import BotVersion, Challenge
 
@@ -123,29 +124,17 @@ class ChallengeViewSet(viewsets.GenericViewSet):
         challenge = get_object_or_404(Challenge.objects.select_related("owner", "version__bot__owner"), pk=pk)
         return Response(challenge_json(challenge, request))
 
+    @answers_rate_limits
     def create(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise NotAuthenticated("sign in, or send an API token, to ask for a challenge")
         form = ChallengeCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        try:
-            if data["kind"] == Challenge.Kind.VERSION_TEST:
-                challenge = challenges.do_create_version_test(request.user, data["bot"], data["games"], data["field"])
-            else:
-                challenge = challenges.do_create_challenge(request.user, data["bot"], data["opponents"], data["games"])
-        except challenges.RateLimited as error:
-            body = {
-                "error": {
-                    "code": error.code,
-                    "message": error.message,
-                    "retry_after_seconds": error.retry_after,
-                    "retry_at": error.retry_at.isoformat(),
-                }
-            }
-            return Response(
-                body, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": str(error.retry_after)}
-            )
+        if data["kind"] == Challenge.Kind.VERSION_TEST:
+            challenge = challenges.do_create_version_test(request.user, data["bot"], data["games"], data["field"])
+        else:
+            challenge = challenges.do_create_challenge(request.user, data["bot"], data["opponents"], data["games"])
         return Response(challenge_json(challenge, request), status=status.HTTP_201_CREATED)
 
     def _paginator(self):  # type: ignore[no-untyped-def]

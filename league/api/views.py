@@ -21,6 +21,7 @@ from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import queries, replays, services
 from league.api import filters, serializers
+from league.api.limits import answers_rate_limits
 from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
 from league.api.schema import (
     ERROR,
@@ -103,12 +104,12 @@ BOT_ORDERING = {
     retrieve=extend_schema(parameters=[ID], responses={200: serializers.BotDetailSerializer, 404: ERROR}),
     create=extend_schema(
         request={"multipart/form-data": serializers.BotCreateSerializer},
-        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409)},
+        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409, 429)},
     ),
     versions=extend_schema(
         parameters=[ID],
         request={"multipart/form-data": serializers.VersionCreateSerializer},
-        responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404)},
+        responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404, 429)},
     ),
     ratings=extend_schema(parameters=[ID], responses={200: serializers.RatingChangeSerializer(many=True), 404: ERROR}),
     head_to_head=extend_schema(
@@ -144,6 +145,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def get_serializer_class(self):  # type: ignore[no-untyped-def]
         return serializers.BotDetailSerializer if self.action == "retrieve" else serializers.BotSerializer
 
+    @answers_rate_limits
     def create(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise PermissionDenied("sign in, or send an API token, to upload a bot")
@@ -161,6 +163,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return Response(data, status=status.HTTP_201_CREATED)
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
+    @answers_rate_limits
     def versions(self, request: Request, pk: str) -> Response:
         bot = self.get_object()
         if bot.owner_id != request.user.pk:
@@ -207,7 +210,9 @@ def _cache_finished(response: Response, match: Match, request: Request) -> Respo
     if match.status != Match.Status.FINISHED:
         response["Cache-Control"] = "no-cache"
         return response
-    stamp = f"{match.pk}:{match.finished_at}:{request.get_full_path()}".encode()
+    # (Deleting its bots' notes at the end of their retention changes its replay: a new ETag.)
+    deleted = f":{match.logs_deleted_at}" if match.logs_deleted_at else ""
+    stamp = f"{match.pk}:{match.finished_at}{deleted}:{request.get_full_path()}".encode()
     etag = '"' + hashlib.sha256(stamp).hexdigest()[:32] + '"'
     if request.headers.get("If-None-Match") == etag:
         response = Response(status=status.HTTP_304_NOT_MODIFIED)
