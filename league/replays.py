@@ -1,8 +1,8 @@
 """A match's replay as viewer frames: ``games.frames`` plus the league's error shape and the renderer's URL.
 
 The frames themselves are computed by ``games.frames`` (pure, shared with ``python -m bots view``); this module only
-turns its errors into ``ServiceError`` (so the API answers 400/409, never 500) and tells the viewer where the game's
-renderer is served, if it has one.
+turns its errors into ``ServiceError`` (so the API answers 400/409, never 500), withholds a replay until
+league.disclosure allows it (409), and tells the viewer where the game's renderer is served, if it has one.
 """
 
 from __future__ import annotations
