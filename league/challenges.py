@@ -27,6 +27,7 @@ from django.utils import timezone
 from bots.sprt import SPRT, Estimate, Tally, elo_estimate
 from games.registry import GAMES, builtin_players
 from league import services
+from league import tournament_formats as tf
 from league.models import Bot, BotVersion, Challenge, Match, Seat
 from league.services import RateLimited, ServiceError, hourly_retry_at, wait_text
 
@@ -126,7 +127,9 @@ def _create(
             version=version,
             opponents=[v.pk for v in opponents],
             games=games,
-            seed=secrets.randbits(31),
+            # A secret (never published) from which each deal's seed is derived one way: a finished game's seed
+            # tells nothing of the next deal's (league/disclosure.py).
+            seed=secrets.randbits(63),
         )
         size = len(table)
         matches = []
@@ -134,7 +137,7 @@ def _create(
             shift = number % size
             seats = table[shift:] + table[:shift]
             # Rotations of one table share a deal: luck of the cards evens out along with the seats.
-            seed = challenge.seed + number // size
+            seed = tf.match_seed(challenge.seed, 0, 0, number // size)  # a challenge: one table of one round
             matches.append(services.do_create_match(game, seats, seed=seed, kind=Match.Kind.CHALLENGE))
         challenge.matches.add(*matches)
     return challenge

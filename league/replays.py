@@ -1,8 +1,8 @@
 """A match's replay as viewer frames: ``games.frames`` plus the league's error shape and the renderer's URL.
 
 The frames themselves are computed by ``games.frames`` (pure, shared with ``python -m bots view``); this module only
-turns its errors into ``ServiceError`` (so the API answers 400/409, never 500) and tells the viewer where the game's
-renderer is served, if it has one.
+turns its errors into ``ServiceError`` (so the API answers 400/409, never 500), withholds a replay until
+league.disclosure allows it (409), and tells the viewer where the game's renderer is served, if it has one.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from django.contrib.staticfiles import finders
 from django.templatetags.static import static
 
 from games.frames import ReplayError, frames
+from league import disclosure
 from league.models import Match
 from league.services import ServiceError
 
@@ -33,10 +34,20 @@ def parse_seat(raw: str | None) -> int | None:
     return int(raw)
 
 
-def match_frames(match: Match, raw_seat: str | None) -> dict[str, Any]:
-    replay = match.replay
+def disclosed_replay(match: Match) -> dict[str, Any]:
+    """The match's replay, or 409 while it is not disclosed: a replay records the deal (league/disclosure.py)."""
+    replay = disclosure.public_replay(match)
     if replay is None:
-        raise ServiceError("this match has no replay yet", code="not_ready", status=409)
+        if match.status == Match.Status.FINISHED:
+            message = "this match's deal is still being played in another seating; its replay follows when it ends"
+        else:
+            message = "this match has no replay yet"
+        raise ServiceError(message, code="not_ready", status=409)
+    return replay
+
+
+def match_frames(match: Match, raw_seat: str | None) -> dict[str, Any]:
+    replay = disclosed_replay(match)
     seat = parse_seat(raw_seat)
     try:
         document = frames(replay, seat)

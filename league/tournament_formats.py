@@ -15,6 +15,7 @@ docs/tournaments.md explains the rules to people. Entrants are plain ints (entry
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import random
@@ -753,5 +754,7 @@ def decide_series(series: Series, best_of: int, advance: int, min_players: int) 
 
 def match_seed(tournament_seed: int, round_number: int, table: int, game: int) -> int:
     """The engine seed of one game: fixed by the tournament's seed and the game's place, the same for all of its
-    duplicate rotations."""
-    return random.Random(f"{tournament_seed}:{round_number}:{table}:{game}").randrange(2**31)
+    duplicate rotations. One way (SHA-256): a published game seed reveals neither the tournament's secret seed nor
+    any other game's deal."""
+    place = f"{tournament_seed}:{round_number}:{table}:{game}".encode()
+    return int.from_bytes(hashlib.sha256(place).digest()[:4], "big") % 2**31

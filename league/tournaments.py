@@ -98,7 +98,7 @@ def do_create_tournament(
             format=fmt,
             settings=checked.to_json(),
             rated=bool(rated),
-            seed=secrets.randbits(31),
+            seed=secrets.randbits(63),  # a secret: every game seed is derived from it one way (tf.match_seed)
             created_by=user if user is not None and user.is_authenticated else None,
         )
         Entry.objects.bulk_create(Entry(tournament=tournament, bot=bot) for bot in entrants)

@@ -10,9 +10,10 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -23,7 +24,7 @@ from django.views.decorators.http import require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import caching, ratings, services
+from league import cache_headers, caching, disclosure, ratings, services, visibility
 from league.forms import BotUploadForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
@@ -45,13 +46,18 @@ HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 _NOT_SHOWN = ("bot_version__archive", "bot_version__validation_log", "bot_version__validation_stderr")
 
 
-def _matches():
-    return Match.objects.prefetch_related(
-        Prefetch(
-            "seats",
-            queryset=Seat.objects.select_related("bot_version__bot__owner").defer(*_NOT_SHOWN).order_by("number"),
+def _matches(user: visibility.User | None = None) -> QuerySet[Match]:
+    """Matches with their seats, as ``user`` may see them (by default as any visitor: for the shared caches)."""
+    return (
+        visibility.matches(user or AnonymousUser())
+        .prefetch_related(
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("bot_version__bot__owner").defer(*_NOT_SHOWN).order_by("number"),
+            )
         )
-    ).order_by("-created", "-id")
+        .order_by("-created", "-id")
+    )
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -150,8 +156,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A bot's page. Its header, versions and the owner's controls are rendered per request; the rating chart, head
     to head, faults and recent matches are the same for every visitor, so they are cached as HTML under keys that
     change with what they show (league/caching.py; their relative times are at most the cache's minute old)."""
-    bot = get_object_or_404(Bot.objects.select_related("owner", "rating"), pk=pk)
-    is_owner = request.user.is_authenticated and request.user.pk == bot.owner_id
+    bot = get_object_or_404(visibility.bots(request.user).select_related("owner", "rating"), pk=pk)
+    is_owner = visibility.sees_owner_data(request.user, bot)
     versions = list(versions_with_games(bot))
     rating = getattr(bot, "rating", None)
     newest = max((v.number for v in versions if v.status == BotVersion.Status.READY), default=0)
@@ -185,7 +191,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
     }
-    return render(request, "league/bot.html", context)
+    response = render(request, "league/bot.html", context)
+    return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
 
 
 def _recent_matches(bot: Bot, version_ids: list[int]) -> list[tuple[int, str]]:
@@ -311,8 +318,8 @@ def _nice_step(raw: float) -> float:
 
 
 def match_page(request: HttpRequest, pk: int) -> HttpResponse:
-    match = get_object_or_404(_matches(), pk=pk)
-    replay = match.replay
+    match = get_object_or_404(disclosure.with_disclosure(_matches(request.user)), pk=pk)
+    replay = disclosure.public_replay(match)  # none while its deal is in play: the moves would show the hands
     names = [str(seat.bot_version.bot) for seat in match.seats.all()]
     moves = []
     if replay:
@@ -320,16 +327,17 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
             {"index": index, "seat": move["seat"], "name": names[move["seat"]], **move}
             for index, move in enumerate(replay.get("moves", []), start=1)
         ]
-    user_id = request.user.pk if request.user.is_authenticated else None
-    own_seats = [seat for seat in match.seats.all() if seat.bot_version.bot.owner_id == user_id]
+    own_seats = [seat for seat in match.seats.all() if visibility.sees_owner_data(request.user, seat.bot_version.bot)]
     context = {
         "match": match,
+        "seed": disclosure.public_seed(match),
         "game": GAMES[match.game],
         "moves": moves,
         "own_seats": own_seats,
         "log_retention_days": settings.LOG_RETENTION_DAYS,
     }
-    return render(request, "league/match.html", context)
+    response = render(request, "league/match.html", context)
+    return cache_headers.private(response) if own_seats else response  # the owner's fault view and stderr
 
 
 def _upload_bytes(form) -> tuple[bytes, str]:  # type: ignore[no-untyped-def]
@@ -416,8 +424,9 @@ def tokens(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         _token, new_key = services.do_create_token(request.user, form.cleaned_data["name"])
         form = TokenForm()
-    context = {"form": form, "tokens": request.user.api_tokens.all(), "new_key": new_key}
-    return render(request, "league/tokens.html", context)
+    context = {"form": form, "tokens": visibility.tokens(request.user), "new_key": new_key}
+    response = render(request, "league/tokens.html", context)
+    return cache_headers.no_store(response) if new_key else cache_headers.private(response)
 
 
 @login_required

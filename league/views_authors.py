@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from bots import starter
 from games.registry import GAMES
-from league import challenges, services
+from league import challenges, services, visibility
 from league.models import Bot, BotVersion, Challenge
 
 FIRST_BOT_DOC = Path(settings.BASE_DIR) / "docs" / "first-bot.md"
@@ -319,7 +319,9 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def challenge_page(request: HttpRequest, pk: int) -> HttpResponse:
-    challenge = get_object_or_404(Challenge.objects.select_related("owner", "version__bot__owner"), pk=pk)
+    challenge = get_object_or_404(
+        visibility.challenges(request.user).select_related("owner", "version__bot__owner"), pk=pk
+    )
     result = challenges.report(challenge)
     context = {
         "challenge": challenge,

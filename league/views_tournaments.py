@@ -8,23 +8,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from games.registry import GAMES
 from league import tournament_formats as tf
-from league import tournaments
+from league import tournaments, visibility
 from league.models import Entry, Round, Tournament
 from league.tournaments import RoundView
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
-    found = Tournament.objects.annotate(
-        entrants=Count("entries", distinct=True),
-        rounds_started=Count("rounds", filter=~Q(rounds__status=Round.Status.PENDING), distinct=True),
-    ).order_by("-created", "-id")
-    if not request.user.is_staff:
-        found = found.exclude(status=Tournament.Status.DRAFT)
+    found = (
+        visibility.tournaments(request.user)
+        .annotate(
+            entrants=Count("entries", distinct=True),
+            rounds_started=Count("rounds", filter=~Q(rounds__status=Round.Status.PENDING), distinct=True),
+        )
+        .order_by("-created", "-id")
+    )
     listed = list(found[:200])
     winners = {
         entry.tournament_id: entry
@@ -44,9 +46,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 
 def tournament_page(request: HttpRequest, pk: int) -> HttpResponse:
-    tournament = get_object_or_404(Tournament, pk=pk)
-    if tournament.status == Tournament.Status.DRAFT and not request.user.is_staff:
-        raise Http404("no such tournament")
+    tournament = get_object_or_404(visibility.tournaments(request.user), pk=pk)
     view = tournaments.describe(tournament)
     rounds, entries = view.rounds, view.entries
     names = tf.TIEBREAKS[tournament.format]

@@ -22,7 +22,7 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from league import challenges
+from league import cache_headers, challenges, visibility
 from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeSerializer, errors
 from league.models import BotVersion, Challenge
@@ -118,10 +118,11 @@ class ChallengeViewSet(viewsets.GenericViewSet):
         paginator = self._paginator()
         page = paginator.paginate_queryset(self._mine(request), request, view=self)
         data = [challenge_json(challenge, request, with_results=False) for challenge in page or []]
-        return paginator.get_paginated_response(data)
+        return cache_headers.private(paginator.get_paginated_response(data))
 
     def retrieve(self, request: Request, pk: str) -> Response:
-        challenge = get_object_or_404(Challenge.objects.select_related("owner", "version__bot__owner"), pk=pk)
+        found = visibility.challenges(request.user).select_related("owner", "version__bot__owner")
+        challenge = get_object_or_404(found, pk=pk)
         return Response(challenge_json(challenge, request))
 
     @answers_rate_limits

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
-from league import ratings
+from league import disclosure, ratings, visibility
 from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat, game_choices
 from league.queries import BoardRow, HeadToHead, fault_counts
 
@@ -29,7 +30,7 @@ def game_json(game_id: str) -> dict[str, Any]:
 
 def _is_owner(context: dict[str, Any], bot: Bot) -> bool:
     request = context.get("request")
-    return bool(request and request.user.is_authenticated and request.user.pk == bot.owner_id)
+    return bool(request and visibility.sees_owner_data(request.user, bot))
 
 
 class RatingSerializer(serializers.ModelSerializer):
@@ -206,6 +207,7 @@ class SeatSerializer(serializers.ModelSerializer):
 class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
     url = serializers.HyperlinkedIdentityField(view_name="match", read_only=True)
+    seed = serializers.SerializerMethodField(help_text="Null until the match is finished and its deal played out.")
 
     class Meta:
         model = Match
@@ -226,6 +228,10 @@ class MatchSerializer(serializers.ModelSerializer):
             "time_control",
             "seats",
         ]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_seed(self, match: Match) -> int | None:
+        return disclosure.public_seed(match)  # it fixes every hand: hidden while the deal is in play
 
 
 class TokenSerializer(serializers.ModelSerializer):

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.registry import GAMES
-from league import tournaments
+from league import cache_headers, disclosure, tournaments, visibility
 from league.api import filters
 from league.api.pagination import paginate_list
 from league.api.schema import ERROR, ID, EntrySerializer, TournamentDetailSerializer, errors
@@ -104,7 +104,7 @@ def _match_json(match: Match, by_version: dict[int, Entry], request: Request) ->
         "id": match.pk,
         "url": request.build_absolute_uri(match.get_absolute_url()),
         "status": match.status,
-        "seed": match.seed,
+        "seed": disclosure.public_seed(match),
         "seats": [
             {"entry": by_version[seat.bot_version_id].pk, "rank": seat.rank, "fault": seat.fault}
             for seat in match.seats.all()
@@ -113,6 +113,7 @@ def _match_json(match: Match, by_version: dict[int, Entry], request: Request) ->
 
 
 def rounds_json(rounds: list[RoundView], request: Request) -> list[dict[str, Any]]:
+    disclosure.mark_disclosure(match for view in rounds for table in view.tables for match in table.matches)
     data = []
     for view in rounds:
         by_version = {e.bot_version_id: e for t in view.tables for e in t.entries}
@@ -201,7 +202,8 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Tournament]:
-        found = Tournament.objects.annotate(entrants=Count("entries", distinct=True)).order_by("-created", "-id")
+        found = visibility.tournaments(self.request.user)
+        found = found.annotate(entrants=Count("entries", distinct=True)).order_by("-created", "-id")
         found = found.annotate(rounds_played=Count("rounds", distinct=True))
         if self.action != "list":
             return found
@@ -218,7 +220,11 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data["progress"] = view.progress
         data["standings"] = [entry_json(entry) for entry in view.entries]
         data["rounds"] = rounds_json(view.rounds, self.request)
-        return Response(data, status=code)
+        # Staff read drafts here: what a signed-in user reads is not for a shared cache.
+        return cache_headers.private_if_signed_in(Response(data, status=code), self.request.user)
+
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return cache_headers.private_if_signed_in(super().list(request, *args, **kwargs), request.user)
 
     def retrieve(self, request: Request, pk: str) -> Response:
         return self._detail(self.get_object())

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import queries, replays, services
+from league import cache_headers, disclosure, queries, replays, services, visibility
 from league.api import filters, serializers
 from league.api.limits import answers_rate_limits
 from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
@@ -130,7 +130,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Bot]:
-        bots = Bot.objects.select_related("owner", "rating")
+        bots = visibility.bots(self.request.user).select_related("owner", "rating")
         if self.action == "list":
             if game := filters.choice(self.request, "game", GAMES):
                 bots = bots.filter(game=game)
@@ -144,6 +144,10 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     def get_serializer_class(self):  # type: ignore[no-untyped-def]
         return serializers.BotDetailSerializer if self.action == "retrieve" else serializers.BotSerializer
+
+    def retrieve(self, request: Request, *args: object, **kwargs: object) -> Response:
+        # Its owner reads the versions' stderr here.
+        return cache_headers.private_if_signed_in(super().retrieve(request, *args, **kwargs), request.user)
 
     @answers_rate_limits
     def create(self, request: Request) -> Response:
@@ -160,7 +164,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             form.validated_data["description"],
         )
         data = serializers.BotDetailSerializer(bot, context=self.get_serializer_context()).data
-        return Response(data, status=status.HTTP_201_CREATED)
+        return cache_headers.private(Response(data, status=status.HTTP_201_CREATED))
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     @answers_rate_limits
@@ -173,7 +177,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         upload = form.validated_data["file"]
         version = services.do_add_version(bot, _read_upload(upload), upload.name)
         data = serializers.BotVersionSerializer(version, context=self.get_serializer_context()).data
-        return Response(data, status=status.HTTP_201_CREATED)
+        return cache_headers.private(Response(data, status=status.HTTP_201_CREATED))
 
     @action(detail=True, methods=["get"])
     def ratings(self, request: Request, pk: str) -> Response:
@@ -206,10 +210,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
 
 def _cache_finished(response: Response, match: Match, request: Request) -> Response:
-    """A finished match's replay and frames never change: a long public Cache-Control, an ETag and 304s."""
-    if match.status != Match.Status.FINISHED:
-        response["Cache-Control"] = "no-cache"
-        return response
+    """A disclosed match's replay and frames never change: a long public Cache-Control, an ETag and 304s."""
     # (Deleting its bots' notes at the end of their retention changes its replay: a new ETag.)
     deleted = f":{match.logs_deleted_at}" if match.logs_deleted_at else ""
     stamp = f"{match.pk}:{match.finished_at}{deleted}:{request.get_full_path()}".encode()
@@ -246,7 +247,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Match]:
-        matches = Match.objects.prefetch_related(
+        matches = disclosure.with_disclosure(visibility.matches(self.request.user)).prefetch_related(
             Prefetch(
                 "seats",
                 queryset=Seat.objects.select_related("bot_version__bot__owner")
@@ -273,17 +274,23 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             matches = matches.filter(created__lte=before)
         return matches  # the paginator orders it (?ordering=), as its cursor must follow the same order
 
+    # A seat's stderr is in the JSON for its bot's owner: what a signed-in user reads is theirs alone.
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return cache_headers.private_if_signed_in(super().list(request, *args, **kwargs), request.user)
+
+    def retrieve(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return cache_headers.private_if_signed_in(super().retrieve(request, *args, **kwargs), request.user)
+
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str) -> Response:
-        match = get_object_or_404(Match, pk=pk)
-        if match.replay is None:
-            raise services.ServiceError("this match has no replay yet", code="not_ready", status=409)
-        return _cache_finished(Response(match.replay), match, request)
+        """The replay document, once the match is disclosed (league/disclosure.py); 409 before."""
+        match = get_object_or_404(visibility.matches(request.user), pk=pk)
+        return _cache_finished(Response(replays.disclosed_replay(match)), match, request)
 
     @action(detail=True, methods=["get"])
     def frames(self, request: Request, pk: str) -> Response:
         """The replay re-simulated for the viewer: every step's view; ``?seat=N`` for what seat N knew."""
-        match = get_object_or_404(Match, pk=pk)
+        match = get_object_or_404(visibility.matches(request.user), pk=pk)
         return _cache_finished(Response(replays.match_frames(match, request.query_params.get("seat"))), match, request)
 
 
@@ -327,7 +334,8 @@ class MeView(APIView):
     serializer_class = serializers.MeSerializer
 
     def get(self, request: Request) -> Response:
-        return Response(serializers.MeSerializer(request.user, context={"request": request}).data)
+        data = serializers.MeSerializer(request.user, context={"request": request}).data
+        return cache_headers.private(Response(data))
 
 
 @extend_schema_view(
@@ -347,13 +355,17 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[ApiToken]:
-        return ApiToken.objects.filter(user=self.request.user).order_by("-created", "-id")
+        return visibility.tokens(self.request.user).order_by("-created", "-id")
+
+    def list(self, request: Request, *args: object, **kwargs: object) -> Response:
+        return cache_headers.private(super().list(request, *args, **kwargs))
 
     def create(self, request: Request) -> Response:
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         token, key = services.do_create_token(request.user, form.validated_data["name"])
-        return Response({**serializers.TokenSerializer(token).data, "key": key}, status=status.HTTP_201_CREATED)
+        data = {**serializers.TokenSerializer(token).data, "key": key}
+        return cache_headers.no_store(Response(data, status=status.HTTP_201_CREATED))
 
     def destroy(self, request: Request, pk: str) -> Response:
         services.do_revoke_token(request.user, int(pk))

@@ -28,6 +28,7 @@ USER_READ = (ANON_WRITE, OK, OK, OK)
 OWNER_WRITE = (ANON_WRITE, {200, 201, 400, 409}, DENIED, DENIED)
 STAFF_WRITE = (ANON_WRITE, {403}, {403}, {200, 201, 400, 409})
 ANY_USER_WRITE = (ANON_WRITE, {201, 400}, {201, 400}, {201, 400})
+DRAFT_READ = ({404}, {404}, {404}, OK)  # this world's tournament is a draft: staff's alone (league/visibility.py)
 TABLE: dict[tuple[str, str], tuple[set[int], ...]] = {
     ("get", "/api/games/"): PUBLIC_READ,
     ("get", "/api/games/{id}/"): PUBLIC_READ,
@@ -46,10 +47,10 @@ TABLE: dict[tuple[str, str], tuple[set[int], ...]] = {
     ("get", "/api/matches/{id}/frames/"): ({200, 409},) * 4,  # 409: this world's replay is too short to re-simulate
     ("get", "/api/tournaments/"): PUBLIC_READ,
     ("post", "/api/tournaments/"): STAFF_WRITE,
-    ("get", "/api/tournaments/{id}/"): PUBLIC_READ,
+    ("get", "/api/tournaments/{id}/"): DRAFT_READ,
     ("patch", "/api/tournaments/{id}/"): STAFF_WRITE,
-    ("get", "/api/tournaments/{id}/standings/"): PUBLIC_READ,
-    ("get", "/api/tournaments/{id}/rounds/"): PUBLIC_READ,
+    ("get", "/api/tournaments/{id}/standings/"): DRAFT_READ,
+    ("get", "/api/tournaments/{id}/rounds/"): DRAFT_READ,
     ("post", "/api/tournaments/{id}/entries/"): STAFF_WRITE,
     ("post", "/api/tournaments/{id}/start/"): STAFF_WRITE,
     ("post", "/api/tournaments/{id}/pause/"): STAFF_WRITE,
