@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 
 MAX_REASON_CHARS = 500
-# An absolute path: a slash not inside a word (so "1/2" and "and/or" stay), then at least one name.
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.~-])/[^\s/'\"]+(?:/[^\s/'\"]*)*")
+# An absolute path: a slash not inside a word (so "1/2", "and/or" and a name cut short with "…" stay), then at least
+# one name; it ends at a space, a quote, or the punctuation of the message around it.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~…-])/[^\s/'\"():,]+(?:/[^\s/'\"():,]*)*")
 _SPACE = re.compile(r"\s+")
 
 
