@@ -28,6 +28,7 @@ from bots.packaging import Package, PackagingError, package_upload
 from games.registry import GAMES, builtin_players
 from league import pairing, ratings
 from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.reasons import public_reason
 from league.rows import update_rows
 
 log = logging.getLogger(__name__)
@@ -201,7 +202,7 @@ def do_record_validation(
     with transaction.atomic():
         updated = pending.update(
             status=status,
-            validation_log=log_text,
+            validation_log=public_reason(log_text, limit=2000),
             validation_stderr=stderr[-64 * 1024 :],
             validated=timezone.now(),
             lease_until=None,
@@ -601,7 +602,7 @@ def do_release_version(version_id: int, error: str, claim_token: str) -> bool:
         delay = retry_delay(version.attempts)
         version.claim_token, version.lease_until = "", None
         version.enqueued_at = timezone.now() + timedelta(seconds=delay)
-        version.validation_log = f"Attempt {version.attempts} failed: {error}"[-2000:]
+        version.validation_log = public_reason(f"Attempt {version.attempts} failed: {error}")
         version.save(update_fields=["claim_token", "lease_until", "enqueued_at", "validation_log"])
         _send_later(VALIDATE_VERSION_TASK, version_id, delay)
     return True

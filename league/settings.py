@@ -7,6 +7,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from bots.packaging import MAX_UPLOAD_BYTES
 from league.env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "league.request_bodies.RequestBodyLimitMiddleware",  # first: nothing may read a body it refuses
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -126,9 +128,13 @@ STORAGES = {
     },
 }
 
-# Uploads: the limits of a bot archive (issue 2: 1 MB compressed, 10 MB unpacked).
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+# Request bodies (league/request_bodies.py): over these a request is refused with 413 from its Content-Length, before
+# a byte of it is read. Signed-in users and API tokens may send a bot upload (bots/packaging.py has the archive's own
+# limits) and its form; anyone else a login form's worth. Uploaded files stay in memory, never in the temp folder.
+REQUEST_BODY_MAX_BYTES = MAX_UPLOAD_BYTES + 64 * 1024
+ANONYMOUS_BODY_MAX_BYTES = 64 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+FILE_UPLOAD_HANDLERS = ["league.request_bodies.MemoryOnlyUploadHandler"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, close_old_connections, connections
 
 from bots.limits import Limits
+from bots.packaging import PackagingError
 from bots.runner import PreparedMatch, prepare_match
 from bots.runner import Seat as RunnerSeat
 from bots.runner import run_match as play_match
@@ -28,6 +29,7 @@ from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import retention, services, tournaments
 from league.models import BotVersion, Match
+from league.reasons import public_reason
 from workers import code_cache, faults
 
 log = logging.getLogger(__name__)
@@ -102,7 +104,11 @@ def _worker(task: Task) -> str:
 
 
 def _describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}".strip()
+    """An error as the league stores and logs it: an OSError without its file names (paths on this machine are
+    nobody's business, and an upload's path can be 6 KB), everything bounded."""
+    if isinstance(error, OSError) and error.strerror:
+        return public_reason(f"{type(error).__name__}: [Errno {error.errno}] {error.strerror}")
+    return public_reason(f"{type(error).__name__}: {error}")
 
 
 def _retry_task(task: Task, error: BaseException, object_id: int, **kwargs: Any) -> Exception:
@@ -297,7 +303,14 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     players = get_game(game).min_players
     try:
         with Heartbeat(lambda: services.do_renew_version_lease(version_id, token), what):
-            seats = [_runner_seat(version)]
+            try:
+                seats = [_runner_seat(version)]
+            except PackagingError as error:  # stored before one of today's upload rules existed: the bot's fault
+                reason = f"The archive cannot be unpacked: {error}"
+                _with_database_retries(
+                    what, lambda: services.do_record_validation(version_id, False, reason, "", claim_token=token)
+                )
+                return
             seats += [RunnerSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
             result = play_match(game, seats, seed=version_id, sandbox=settings.BOT_SANDBOX)
             mine = result.seats[0]
