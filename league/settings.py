@@ -373,8 +373,8 @@ DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Parlour <noreply@localhost>"
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 3600)  # seconds a reset link stays valid
 
 # Content-Security-Policy (django-csp) on every response: our own scripts, styles, images and fonts only; no inline
-# script or style anywhere (templates load theirs from league/static/). Redoc alone adds style-src 'unsafe-inline'
-# (league/api_docs.py: its bundle writes <style> elements at run time).
+# script or style anywhere (templates load theirs from league/static/). Redoc's page alone adds style-src
+# 'unsafe-inline' and worker-src blob: (league/urls.py: its bundle writes <style> elements and starts a blob: worker).
 _CSP_SELF = "'self'"
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

@@ -44,8 +44,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The docs pages under the strict Content-Security-Policy: Swagger UI's start-up script is served from its own
-    # URL (the split view); Redoc's bundle writes <style> elements as it renders, so its page alone allows inline
-    # styles (never inline scripts).
+    # URL (the split view). Redoc's bundle writes <style> elements as it renders and runs its search in a worker made
+    # from a blob: URL, so its page alone allows inline styles and blob: workers (never inline scripts).
     path(
         "api/docs/",
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="league/api/swagger_ui.html"),
@@ -53,7 +53,7 @@ urlpatterns = [
     ),
     path(
         "api/redoc/",
-        csp_update({"style-src": ["'unsafe-inline'"]})(
+        csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["'self'", "blob:"]})(
             SpectacularRedocView.as_view(url_name="api-schema", template_name="league/api/redoc.html")
         ),
         name="api-redoc",

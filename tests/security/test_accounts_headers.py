@@ -206,7 +206,8 @@ def test_every_kind_of_page_has_a_strict_content_security_policy(site: str, sign
 def test_redoc_alone_allows_inline_styles_and_never_inline_scripts(site: str, stranger: requests.Session) -> None:
     policy = _directives(stranger.get(f"{site}/api/redoc/", timeout=10).headers["Content-Security-Policy"])
     assert policy["style-src"] == ["'self'", "'unsafe-inline'"]
-    assert policy["script-src"] == ["'self'"]
+    assert policy["worker-src"] == ["'self'", "blob:"]
+    assert policy["script-src"] == ["'self'"] and policy["img-src"] == ["'self'", "data:"]
 
 
 # ----- Production settings -------------------------------------------------------------------------------------
