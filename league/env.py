@@ -58,3 +58,15 @@ def database_from_url(url: str) -> dict:
             "OPTIONS": options,
         }
     raise ConfigError(f"DATABASE_URL must start with postgres:// or sqlite:///, not {url!r}")
+
+
+def env_proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """Django's SECURE_PROXY_SSL_HEADER from ``HTTP_X_FORWARDED_PROTO`` (the value ``https`` implied) or
+    ``HTTP_X_FORWARDED_PROTO=https``. Set it only behind a proxy that overwrites the header: a client can send it."""
+    value = env_str(name)
+    if value is None:
+        return None
+    header, _, expected = value.partition("=")
+    if not header.startswith("HTTP_") or not header.replace("_", "").isalnum() or header != header.upper():
+        raise ConfigError(f"{name} must name a request header as Django sees it, e.g. HTTP_X_FORWARDED_PROTO")
+    return header, expected or "https"

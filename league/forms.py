@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.forms import UserCreationForm
 
 from games.registry import GAMES
 
@@ -22,3 +23,14 @@ class VersionUploadForm(forms.Form):
 
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=60, help_text="What the token is for, e.g. 'my laptop'.")
+
+
+class SignupForm(UserCreationForm):
+    """Django's sign-up form with an e-mail address: the only way back into an account whose password is lost."""
+
+    email = forms.EmailField(
+        required=False, max_length=254, help_text="Optional: where a password-reset link can be sent."
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")

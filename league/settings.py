@@ -5,10 +5,19 @@ from __future__ import annotations
 import json
 import secrets
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from bots.packaging import MAX_UPLOAD_BYTES
-from league.env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
+from league.env import (
+    ConfigError,
+    database_from_url,
+    env_bool,
+    env_int,
+    env_list,
+    env_proxy_ssl_header,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("PARLOUR_VAR_DIR", str(BASE_DIR / "var")))  # SQLite file, broker spool, dev secret
@@ -345,6 +354,82 @@ CACHES = {
         "OPTIONS": {"MAX_ENTRIES": 1000},
     },
 }
+
+# ----- Accounts, headers and deployment (issue 18; docs/security.md) ------------------------------------------
+# Log-in throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords for one account, or from one address over any
+# accounts, lock that account or address out of the log-in form and the admin's for LOGIN_COOLOFF_MINUTES (429 and a
+# page that says so; the right password is refused too). `manage.py axes_reset` lifts every lock-out at once.
+INSTALLED_APPS += ["axes", "csp"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out account or address before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+_login_cooloff_minutes = env_int("LOGIN_COOLOFF_MINUTES", 15)
+if AXES_FAILURE_LIMIT < 1 or _login_cooloff_minutes < 1:
+    raise ConfigError("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
+AXES_COOLOFF_TIME = timedelta(minutes=_login_cooloff_minutes)
+AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]  # each counted on its own: per account, and per address
+# Failures are forgotten only after the cool-off, never on a successful log-in: with per-address counting that would
+# let a stranger wipe the count of their guesses at another account by logging in to their own.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "league.views_accounts.locked_out"  # 429, Retry-After, registration/locked_out.html
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins (and their addresses) are not kept
+# The client's address (league/views_accounts.py, client_address): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT
+# reverse proxies that each append to X-Forwarded-For, the address the outermost one saw.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+if TRUSTED_PROXY_COUNT < 0:
+    raise ConfigError("TRUSTED_PROXY_COUNT must be 0 or more")
+AXES_CLIENT_IP_CALLABLE = "league.views_accounts.client_address"
+
+# Password reset by e-mail (Django's views). Mail goes to the console unless EMAIL_HOST names an SMTP server.
+EMAIL_HOST = env_str("EMAIL_HOST")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", EMAIL_PORT == 587)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", EMAIL_PORT == 465)
+    EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Parlour <noreply@localhost>")
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 3600)  # seconds a reset link stays valid
+
+# Content-Security-Policy (django-csp) on every response: our own scripts, styles, images and fonts only; no inline
+# script or style anywhere (templates load theirs from league/static/). Redoc's page alone adds style-src
+# 'unsafe-inline' and worker-src blob: (league/urls.py: its bundle writes <style> elements and starts a blob: worker).
+_CSP_SELF = "'self'"
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [_CSP_SELF],
+        "script-src": [_CSP_SELF],
+        "style-src": [_CSP_SELF],
+        "img-src": [_CSP_SELF, "data:"],  # the admin's and Swagger UI's stylesheets draw icons from data: URLs
+        "font-src": [_CSP_SELF],
+        "connect-src": [_CSP_SELF],
+        "object-src": ["'none'"],
+        "base-uri": [_CSP_SELF],
+        "form-action": [_CSP_SELF],
+        "frame-ancestors": ["'none'"],
+    }
+}
+MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1, "csp.middleware.CSPMiddleware")
+MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as axes asks: it turns a lock-out into its page
+
+# HTTPS in production (.env.production.example passes `manage.py check --deploy`). The defaults suit `make run`:
+# plain http on localhost, where a secure cookie would never be sent back and an HSTS header would stick to
+# localhost in the browser for months.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
+# ----- end of accounts, headers and deployment ----------------------------------------------------------------
 
 LOGGING = {
     "version": 1,

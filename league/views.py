@@ -9,7 +9,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -25,7 +24,7 @@ from django.views.decorators.http import require_POST
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import cache_headers, caching, disclosure, ratings, services, visibility
-from league.forms import BotUploadForm, TokenForm, VersionUploadForm
+from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
     SORTS,
@@ -39,6 +38,7 @@ from league.queries import (
 )
 
 RECENT = 20
+PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
 HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 
 
@@ -408,10 +408,10 @@ def bot_version_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend=PASSWORD_BACKEND)
         messages.success(request, f"Welcome to Parlour, {user.username}!")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
