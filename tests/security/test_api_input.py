@@ -203,6 +203,8 @@ def test_other_malformed_json_is_a_400(site: str, staff: User) -> None:
     ]:
         answer = api.post(f"{site}/api/tokens/", data=body, headers={"Content-Type": content_type})
         assert assert_error(answer, 400)["code"] == "parse_error", body[:30]
+    plain = api.post(f"{site}/api/tokens/", data="name=x", headers={"Content-Type": "text/plain"})
+    assert assert_error(plain, 415)["code"] == "unsupported_media_type"
     empty = api.post(f"{site}/api/tokens/", data="", headers={"Content-Type": "application/json"})
     assert_error(empty, 400, "name")  # no body: no data, so the name is missing
     utf16 = api.post(
