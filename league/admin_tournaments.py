@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from league import tournaments
+from league.forms import BoundedModelMultipleChoiceField
 from league.models import Bot, Entry, Round, Tournament
 from league.services import ServiceError
 
@@ -33,7 +34,7 @@ SETTING_FIELDS = [
 
 
 class TournamentForm(forms.ModelForm):
-    bots = forms.ModelMultipleChoiceField(
+    bots = BoundedModelMultipleChoiceField(
         queryset=Bot.objects.select_related("owner").order_by("game", "owner__username", "name"),
         required=False,
         widget=FilteredSelectMultiple("bots", is_stacked=False),

@@ -1,9 +1,50 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
 
 from games.registry import GAMES
+from league.ids import MAX_ID, parse_id
+from league.models import Challenge
+
+ID_ERROR = f"Enter an id: a whole number from 1 to {MAX_ID}."
+
+
+class IdsField(forms.Field):
+    """Ids posted under one name (checkboxes), each within league.ids' bound: a larger one is a form error, not a
+    database overflow (a 500)."""
+
+    widget = forms.MultipleHiddenInput  # reads every value of the name, as getlist does
+    default_error_messages = {"invalid": ID_ERROR, "too_many": "At most %(limit)s ids."}
+
+    def __init__(self, *, max_count: int = 1000, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.max_count = max_count
+
+    def to_python(self, value: Any) -> list[int]:
+        values = list(value or [])
+        if len(values) > self.max_count:
+            raise ValidationError(self.error_messages["too_many"], code="too_many", params={"limit": self.max_count})
+        ids = [parse_id(item.strip() if isinstance(item, str) else item) for item in values]
+        if None in ids:
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return [number for number in ids if number is not None]
+
+
+class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
+    """ModelMultipleChoiceField whose values are ids within league.ids' bound: Django looks a larger one up with
+    ``pk__in``, which overflows (a 500) instead of finding nothing."""
+
+    def _check_values(self, value: Any) -> Any:
+        for item in value:
+            if parse_id(str(item)) is None:
+                raise ValidationError(
+                    self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": item}
+                )
+        return super()._check_values(value)
 
 
 class BotUploadForm(forms.Form):
@@ -34,3 +75,20 @@ class SignupForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
+
+
+class ChallengeForm(forms.Form):
+    """What the challenge page posts. Only the shapes are checked here; the league's rules (table sizes, games per
+    challenge, the hourly budget) are league.challenges'."""
+
+    kind = forms.ChoiceField(choices=Challenge.Kind.choices, required=False)
+    games = forms.IntegerField(required=False)
+    opponents = IdsField(required=False)
+
+
+def first_error(form: forms.Form) -> str:
+    """The form's first error, prefixed with its field's label: what the page shows in its one error line."""
+    for name, messages in form.errors.items():
+        label = (form.fields[name].label or name) if name in form.fields else ""
+        return f"{label}: {messages[0]}" if label else str(messages[0])
+    return "invalid form"

@@ -29,7 +29,7 @@ def parse_seat(raw: str | None) -> int | None:
     """``?seat=`` as a seat number; empty, missing or ``spectator`` means the spectator's view."""
     if raw is None or raw in {"", "spectator"}:
         return None
-    if not raw.isdigit() or len(raw) > 3:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 3:  # isdigit alone takes "²", which int() refuses
         raise ServiceError(f"seat must be a seat number (0, 1, ...) or left out for the spectator's view, not {raw!r}")
     return int(raw)
 

@@ -25,6 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 from bots import starter
 from games.registry import GAMES
 from league import challenges, services, visibility
+from league.forms import ChallengeForm, first_error
 from league.models import Bot, BotVersion, Challenge
 
 FIRST_BOT_DOC = Path(settings.BASE_DIR) / "docs" / "first-bot.md"
@@ -281,17 +282,16 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200
     error = None
     retry_after = None
-    if request.method == "POST":
+    form = ChallengeForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and not form.is_valid():  # an id out of range, a games count that is no number
+        error, status = first_error(form), 400
+    elif request.method == "POST":
+        games = form.cleaned_data["games"] or 0  # left empty: the service says what it must be
         try:
-            games = int(request.POST.get("games", "0"))
-        except ValueError:
-            games = 0
-        try:
-            if request.POST.get("kind") == Challenge.Kind.VERSION_TEST:
+            if form.cleaned_data["kind"] == Challenge.Kind.VERSION_TEST:
                 challenge = challenges.do_create_version_test(request.user, bot.pk, games)
             else:
-                chosen = [int(value) for value in request.POST.getlist("opponents") if value.isdigit()]
-                challenge = challenges.do_create_challenge(request.user, bot.pk, chosen, games)
+                challenge = challenges.do_create_challenge(request.user, bot.pk, form.cleaned_data["opponents"], games)
         except challenges.RateLimited as exc:
             error, status, retry_after = exc.message, 429, exc.retry_after
         except services.ServiceError as exc:

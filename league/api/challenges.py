@@ -23,6 +23,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from league import cache_headers, challenges, visibility
+from league.api.fields import IdField, id_list
 from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeSerializer, errors
 from league.models import BotVersion, Challenge
@@ -30,10 +31,10 @@ from league.models import BotVersion, Challenge
 
 class ChallengeCreateSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=Challenge.Kind.choices, default=Challenge.Kind.CHALLENGE)
-    bot = serializers.IntegerField()
+    bot = IdField()
     games = serializers.IntegerField(min_value=1)
-    opponents = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
-    field = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+    opponents = id_list(required=False, default=list)
+    field = id_list(required=False, default=list)
 
 
 def _version_json(version: BotVersion) -> dict[str, Any]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -14,6 +16,15 @@ from league.services import ServiceError
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    response = _error_response(exc, context)
+    request = context.get("request")
+    if response is not None and request is not None:
+        # Errors are JSON whatever the view renders: the schema's YAML and the docs pages' HTML included.
+        request.accepted_renderer, request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+    return response
+
+
+def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
         return Response({"error": {"code": exc.code, "message": exc.message}}, status=exc.status)
     # DRF turns Django's own two into its exceptions inside its handler; turned here first, they get the same
@@ -37,3 +48,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
             response.data["error"]["retry_after_seconds"] = int(exc.wait)
     return response
+
+
+@csrf_exempt  # any method: a POST without a CSRF token must get this 404 too, not the CSRF failure page (HTML)
+def unknown_path(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Every path under /api/ that no route takes (the last route of league.api.urls): a 404 in the error shape,
+    with DEBUG on too (Django's debug 404 page, HTML with every URL of the site, never answers under /api/). No
+    redirect to the path with a slash: a client is told the right path instead."""
+    message = f"no API endpoint at {request.path}"
+    if not request.path.endswith("/"):
+        message += " (API paths end with a slash)"
+    return JsonResponse({"error": {"code": "not_found", "message": message}}, status=404)

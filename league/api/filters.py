@@ -10,6 +10,8 @@ from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
+from league.ids import ID_MESSAGE, parse_id
+
 
 def _bad(name: str, message: str) -> ValidationError:
     return ValidationError({name: [message]})
@@ -25,13 +27,14 @@ def choice(request: Request, name: str, choices: Iterable[str]) -> str | None:
     return value
 
 
-def integer(request: Request, name: str) -> int | None:
+def identifier(request: Request, name: str) -> int | None:
+    """An id (league.ids: 1 to 2^63-1)."""
     value = request.query_params.get(name)
     if value in (None, ""):
         return None
-    if not value.isdigit() or len(value) > 12:
-        raise _bad(name, f"{name} must be an id (a whole number)")
-    return int(value)
+    if (number := parse_id(value)) is None:
+        raise _bad(name, f"{name} {ID_MESSAGE}")
+    return number
 
 
 def moment(request: Request, name: str, end_of_day: bool = False) -> datetime.datetime | None:

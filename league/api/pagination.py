@@ -4,7 +4,9 @@ results}. The match list, a million rows and growing at the head, pages by curso
 
 from __future__ import annotations
 
+import base64
 from typing import Any
+from urllib import parse
 
 from django.db.models import QuerySet
 from django.utils.dateparse import parse_datetime
@@ -13,6 +15,7 @@ from rest_framework.pagination import Cursor, CursorPagination, LimitOffsetPagin
 from rest_framework.request import Request
 
 from league.api import filters
+from league.ids import parse_id
 
 
 class Pagination(LimitOffsetPagination):
@@ -65,25 +68,42 @@ class MatchCursorPagination(CursorPagination):
         return filters.ordering(request, MATCH_CURSOR_ORDERING, "-created")
 
     def decode_cursor(self, request: Request) -> Cursor | None:
-        """A cursor the client altered is a 400 naming ``cursor`` (DRF says 404, or 500 for a position of the
-        wrong type: the position goes into the query as it is)."""
-        try:
-            cursor = super().decode_cursor(request)
-        except Exception as error:  # DRF's NotFound, or a UnicodeDecodeError it lets through
-            raise _bad_cursor() from error
-        if cursor is None or cursor.position is None:
-            return cursor
-        field = self.ordering[0].lstrip("-")
-        if field == "id" and not (cursor.position.isdigit() and len(cursor.position) <= 18):
+        """A cursor is exactly what ``encode_cursor`` writes (strict base64 of ``o=``, ``r=``, ``p=``); anything
+        else, an altered one included, is a 400 naming ``cursor``. DRF's own reading skips characters that are not
+        base64 (``?cursor=%%%`` read as the first page), answers 404 otherwise, and puts the position into the query
+        as it is (a 500 for a position of the wrong type)."""
+        encoded = request.query_params.get(self.cursor_query_param)
+        if not encoded:
+            return None  # absent or empty: the first page
+        cursor = _read_cursor(encoded, self.offset_cutoff)
+        if cursor is None or not _valid_position(cursor.position, self.ordering[0].lstrip("-")):
             raise _bad_cursor()
-        if field == "created":
-            try:
-                valid = parse_datetime(cursor.position) is not None
-            except ValueError:
-                valid = False
-            if not valid:
-                raise _bad_cursor()
         return cursor
+
+
+def _read_cursor(encoded: str, offset_cutoff: int) -> Cursor | None:
+    try:
+        querystring = base64.b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
+        tokens = parse.parse_qs(querystring, keep_blank_values=True, strict_parsing=True)
+    except ValueError:  # binascii.Error and the Unicode errors are ValueErrors
+        return None
+    if not tokens or set(tokens) - {"o", "r", "p"} or any(len(values) != 1 for values in tokens.values()):
+        return None
+    offset, reverse = tokens.get("o", ["0"])[0], tokens.get("r", ["0"])[0]
+    if not (offset.isascii() and offset.isdigit() and len(offset) <= 9) or reverse not in {"0", "1"}:
+        return None
+    return Cursor(offset=min(int(offset), offset_cutoff), reverse=reverse == "1", position=tokens.get("p", [None])[0])
+
+
+def _valid_position(position: str | None, field: str) -> bool:
+    if position is None:
+        return True
+    if field == "id":
+        return parse_id(position) is not None
+    try:
+        return parse_datetime(position) is not None
+    except ValueError:
+        return False
 
 
 def _bad_cursor() -> ValidationError:

@@ -7,6 +7,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from league.ids import MAX_ID
+
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
     target_class = "league.api.auth.ApiTokenAuthentication"
@@ -36,9 +38,9 @@ class ErrorSerializer(serializers.Serializer):
 ERROR = OpenApiResponse(ErrorSerializer, description="The one error shape of the API.")
 
 
-# An object's id in a path: a whole number (the routes match digits only, so a schema allowing "-1" would promise an
-# answer that is in fact the site's HTML 404).
-ID = OpenApiParameter("id", {"type": "integer", "minimum": 0}, OpenApiParameter.PATH)
+# An object's id in a path: a whole number (the routes match digits only; anything else is the API's 404) up to
+# league.ids.MAX_ID (a larger one finds nothing: a 404 too).
+ID = OpenApiParameter("id", {"type": "integer", "minimum": 0, "maximum": MAX_ID}, OpenApiParameter.PATH)
 
 
 def errors(*codes: int) -> dict[int, OpenApiResponse]:

@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from games.registry import GAMES
 from league import cache_headers, disclosure, tournaments, visibility
 from league.api import filters
+from league.api.fields import IdField, id_list
 from league.api.pagination import paginate_list
 from league.api.schema import ERROR, ID, EntrySerializer, TournamentDetailSerializer, errors
 from league.models import Entry, Match, Tournament
@@ -66,7 +67,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
     settings = serializers.DictField(required=False, default=dict)
     rated = serializers.BooleanField(required=False, default=False)
-    bots = serializers.ListField(child=serializers.IntegerField(), required=False, default=list)
+    bots = id_list(required=False, default=list)
 
 
 class TournamentUpdateSerializer(serializers.Serializer):
@@ -74,12 +75,12 @@ class TournamentUpdateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=Tournament.Format.choices, required=False)
     settings = serializers.DictField(required=False)
     rated = serializers.BooleanField(required=False)
-    bots = serializers.ListField(child=serializers.IntegerField(), required=False)
+    bots = id_list(required=False)
 
 
 class EntryCreateSerializer(serializers.Serializer):
-    bot = serializers.IntegerField()
-    version = serializers.IntegerField(required=False, allow_null=True, default=None)
+    bot = IdField()
+    version = IdField(required=False, allow_null=True, default=None, help_text="A version's id, to pin it.")
 
 
 def entry_json(entry: Entry) -> dict[str, Any]:

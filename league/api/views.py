@@ -264,9 +264,9 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             matches = matches.filter(status=status_filter)
         if kind := filters.choice(request, "kind", Match.Kind.values):
             matches = matches.filter(kind=kind)
-        if (bot := filters.integer(request, "bot")) is not None:
+        if (bot := filters.identifier(request, "bot")) is not None:
             matches = matches.filter(seats__bot_version__bot_id=bot).distinct()
-        if (tournament := filters.integer(request, "tournament")) is not None:
+        if (tournament := filters.identifier(request, "tournament")) is not None:
             matches = matches.filter(round__tournament_id=tournament)
         if after := filters.moment(request, "created_after"):
             matches = matches.filter(created__gte=after)

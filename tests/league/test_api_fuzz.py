@@ -4,7 +4,9 @@ A seeded world (bots of two owners, finished matches with real replays, a finish
 challenge, spare tokens) gives the path parameters and the ids in request bodies real values most of the time, so
 the fuzz reaches past the 404s; every operation, DELETE and the writes included, runs as anonymous, as a user with a
 token and as staff with a token. Checks: no 5xx, documented status codes and content types, answers that conform
-to the schema. Bounded: a few examples an operation and actor, well under a minute and a half."""
+to the schema. Then a hostile pass goes beyond the schema (HOSTILE: huge ids, deep nesting, a browser's Accept,
+unknown paths): JSON 4xx answers in the error shape. Bounded: a few examples an operation and actor, about a minute
+and a half."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+import requests
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import override_settings
@@ -32,6 +35,14 @@ from tests.conftest import EXAMPLE_BOT
 from tests.league.tournament_helpers import by_strength, make_bots, play_out
 
 schemathesis = pytest.importorskip("schemathesis")
+from schemathesis import checks as st_checks  # noqa: E402  (after the import check)
+
+CHECKS = [
+    st_checks.not_a_server_error,
+    st_checks.status_code_conformance,
+    st_checks.content_type_conformance,
+    st_checks.response_schema_conformance,
+]
 
 MAX_EXAMPLES = 10
 ACTORS = ("anonymous", "user", "staff")
@@ -46,6 +57,7 @@ class World:
     protected_tokens: set[int]  # the actors' own tokens: revoking them would leave the rest of the run anonymous
     spare_tokens: list[int]
     statuses: dict[str, Counter[int]] = field(default_factory=dict)
+    hostile: Counter[int] = field(default_factory=Counter)  # the answers to HOSTILE requests
     succeeded: set[str] = field(default_factory=set)  # operations that answered 2xx at least once
 
 
@@ -151,7 +163,9 @@ def test_the_api_survives_its_own_schema_on_real_data(live_server: Any) -> None:
     print(f"fuzz: {len(operations)} operations, {total} requests in {time.monotonic() - started:.0f} s: {summary}")
     never = sorted({f"{op.method.upper()} {op.path}" for op in operations} - world.succeeded)
     print(f"fuzz: never a 2xx: {', '.join(never) or 'none'}")
+    print(f"fuzz: {sum(world.hostile.values())} hostile requests: {sorted(world.hostile.items())}")
     assert total >= len(operations) * len(ACTORS) * 3, "the fuzz hardly ran"
+    assert sum(world.hostile.values()) >= len(operations) * len(ACTORS), "hardly a hostile request"
     assert not failures, f"{len(failures)} failures:\n\n" + "\n\n".join(failures[:10])
 
 
@@ -164,14 +178,7 @@ def _fuzz(
     actor: str,
     failures: list[str],
 ) -> None:
-    from schemathesis import checks as st_checks
-
-    checks = [
-        st_checks.not_a_server_error,
-        st_checks.status_code_conformance,
-        st_checks.content_type_conformance,
-        st_checks.response_schema_conformance,
-    ]
+    checks = CHECKS
 
     @hypothesis_settings(
         max_examples=MAX_EXAMPLES,
@@ -197,6 +204,95 @@ def _fuzz(
             )
 
     run()
+
+    # Then the hostile pass: its own examples, so that the cases above are the ones they were without it (Hypothesis
+    # derives a derandomized run's seed from the test function's source).
+    @hypothesis_settings(
+        max_examples=HOSTILE_EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(
+        case=operation.as_strategy(),
+        draws=st.lists(st.integers(0, 9), min_size=10, max_size=10),
+        kind=st.sampled_from(HOSTILE),
+    )
+    def run_hostile(case: Any, draws: list[int], kind: str) -> None:
+        _with_real_ids(case, world, list(draws))
+        _hostile(kind, case, base_url, headers, world, f"{actor} {kind}", failures)
+
+    run_hostile()
+
+
+# What a hostile client sends beyond the schema (docs/security.md, "Bad input to the API"): ids past a bigint where
+# the schema has ids, a body nested 10,000 deep, a browser's Accept header on a read, a path below the operation's
+# that no route takes. The answer must be JSON and, but for Accept, a 4xx in the error shape.
+HOSTILE = ("huge_id", "deep", "accept_html", "unknown_path")
+HOSTILE_EXAMPLES = 4
+HUGE_ID = 2**64
+ID_FIELDS = ("bot", "version")
+ID_LIST_FIELDS = ("opponents", "field", "bots")
+
+
+def _hostile(
+    kind: str, case: Any, base_url: str, headers: dict[str, str], world: World, label: str, failures: list[str]
+) -> None:
+    response = _call_hostile(kind, case, base_url, headers)
+    if response is None:
+        return  # nothing of the kind to send for this operation
+    world.hostile[response.status_code] += 1
+    try:
+        if kind == "accept_html":  # a browser's Accept changes nothing: the documented answer, in JSON
+            case.validate_response(response, checks=CHECKS)
+        else:
+            _check_hostile(kind, response)
+    except (Exception, BaseExceptionGroup) as error:
+        failures.append(f"{label} {case.method.upper()} {case.formatted_path} → {response.status_code}: {error}"[:900])
+
+
+def _call_hostile(kind: str, case: Any, base_url: str, headers: dict[str, str]) -> Any:
+    """The hostile request, or None where it would only repeat the case: each is refused before it changes
+    anything (an Accept header only on reads, a deep body only where the operation reads one), so the fuzz's own
+    cases find the world as they did without these."""
+    url = base_url + case.formatted_path
+    method = case.method.upper()
+    if kind == "accept_html":
+        if method != "GET":
+            return None
+        return case.call(base_url=base_url, headers={**headers, "Accept": "text/html,application/xhtml+xml"})
+    if kind == "unknown_path":
+        return requests.request(method, url + "no-such-thing/", headers=headers, timeout=30)
+    if kind == "deep":
+        if not isinstance(case.body, dict):  # reads and actions without a body would not read it
+            return None
+        body = "[" * 10_000 + "]" * 10_000
+        return requests.request(
+            method, url, data=body, headers={**headers, "Content-Type": "application/json"}, timeout=30
+        )
+    changed = False
+    for name in list(case.path_parameters or {}):
+        if name == "id" and not case.operation.path.startswith("/api/games/"):
+            case.path_parameters[name], changed = HUGE_ID, True
+    if isinstance(case.body, dict):
+        for key in (*ID_FIELDS, *ID_LIST_FIELDS):
+            if key in case.body:
+                case.body[key], changed = [HUGE_ID] if key in ID_LIST_FIELDS else HUGE_ID, True
+    return case.call(base_url=base_url, headers=headers) if changed else None
+
+
+def _check_hostile(kind: str, response: Any) -> None:
+    assert response.status_code < 500, "a server error"
+    content_type = response.headers.get("content-type")  # schemathesis's: lower-case names, lists of values
+    content_type = content_type[0] if isinstance(content_type, list) else content_type
+    assert content_type == "application/json", content_type
+    assert 400 <= response.status_code < 500, "a hostile request was taken"
+    if kind == "unknown_path":
+        assert response.status_code == 404
+    error = response.json()["error"]
+    assert isinstance(error["code"], str) and isinstance(error["message"], str)
 
 
 def test_the_real_id_mapping_never_revokes_an_actors_own_token() -> None:
