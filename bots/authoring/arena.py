@@ -1,5 +1,5 @@
 """Many local matches: ``python -m bots arena`` (a round robin with a results table) and ``python -m bots compare``
-(is B stronger than A? a sequential probability ratio test, ``bots.sprt``).
+(is B stronger than A? a sequential probability ratio test, ``bots.authoring.sprt``).
 
 Every game is one ``bots.runner.run_match``, sandboxed exactly as on the league's workers unless ``--sandbox none``.
 Seats rotate: in a round robin every table plays its games with the seating rotated one place per game, and
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bots.cli import UsageError, _parse_option, _seat
+from bots.authoring.args import UsageError, parse_option, parse_seat
+from bots.authoring.sprt import SPRT, Estimate, Tally, elo_estimate
 from bots.runner import Seat, run_match
 from bots.sandbox import NONE_WARNING, Limits, NoSandbox, get_sandbox
-from bots.sprt import SPRT, Estimate, Tally, elo_estimate
 from games.registry import GAMES, UnknownGame, get_game
 
 __all__ = ["ArenaResult", "CompareResult", "GameRecord", "add_parsers", "command", "run_arena", "run_compare"]
@@ -416,7 +416,7 @@ def progress_line(result: CompareResult) -> str:
 
 
 def add_parsers(commands: Any) -> None:
-    """Add ``arena`` and ``compare`` to ``python -m bots`` (called by bots/cli.py)."""
+    """Add ``arena`` and ``compare`` to ``python -m bots`` (called by bots/authoring/cli.py)."""
     arena = commands.add_parser(
         "arena",
         help="a local round robin of several bots, with a results table",
@@ -477,7 +477,7 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError(f"{game.title} is played by {game.min_players} to {game.max_players} players, not {players}")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    options = dict(_parse_option(text) for text in args.option)
+    options = dict(parse_option(text) for text in args.option)
     overrides = {k: v for k, v in (("move_ms", args.move_ms), ("bank_ms", args.bank_ms)) if v is not None}
     try:
         limits = replace(Limits.for_game(game_id), **overrides)
@@ -507,7 +507,7 @@ def _seats(game_id: str, texts: list[str], workdir: Path) -> list[Seat]:
     seats = []
     seen: dict[str, int] = {}
     for index, text in enumerate(texts):
-        seat = _seat(game_id, text, workdir / f"bot{index}")
+        seat = parse_seat(game_id, text, workdir / f"bot{index}")
         seen[text] = seen.get(text, 0) + 1
         if seen[text] > 1:  # the same bot twice: tell them apart in the tables
             seat = replace(seat, label=f"{seat.label}#{seen[text]}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bots import starter
+from bots.authoring import starter
 from bots.packaging import package_upload, unpack
 from bots.runner import Seat, run_match
 from bots.sandbox import Limits
