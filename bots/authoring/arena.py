@@ -19,7 +19,7 @@ import multiprocessing
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -99,7 +99,7 @@ class _Player:
             wall_ms=data["wall_ms"],
         )
 
-    def play(self, tasks: Iterable[_Task]) -> Iterator[GameRecord]:
+    def play(self, tasks: Iterable[_Task]) -> Generator[GameRecord, None, None]:
         if self.jobs <= 1:
             for task in tasks:
                 yield self._record(task, _play(*self._args(task)))
@@ -112,10 +112,10 @@ class _Player:
         try:
             while True:
                 while len(pending) < 2 * self.jobs:
-                    task = next(source, None)
-                    if task is None:
+                    queued = next(source, None)
+                    if queued is None:
                         break
-                    pending.append((task, pool.submit(_play, *self._args(task))))
+                    pending.append((queued, pool.submit(_play, *self._args(queued))))
                 if not pending:
                     return
                 task, future = pending.popleft()
@@ -151,7 +151,7 @@ class ArenaResult:
     def standings(self) -> list[dict[str, Any]]:
         pairwise = self.pairwise()
         elo = self.elo()
-        rows = []
+        rows: list[dict[str, Any]] = []
         for bot, label in enumerate(self.labels):
             mine = [r for r in self.records if bot in r.order]
             total = Tally()
@@ -288,16 +288,17 @@ def format_arena(result: ArenaResult) -> str:
         cells = []
         for j in range(len(labels)):
             tally = pairwise[i][j]
-            if i == j or not tally.games:
+            share = tally.score  # None before the first game
+            if i == j or share is None:
                 cells.append(f"{'-':>14}")
             else:
-                cells.append(f"{tally.score * 100:5.1f}% {tally.wins}-{tally.draws}-{tally.losses}".rjust(14))
+                cells.append(f"{share * 100:5.1f}% {tally.wins}-{tally.draws}-{tally.losses}".rjust(14))
         lines.append(f"  {short[i]:>2}. {label:<{width}}" + "".join(cells))
     faults = [(r, seat) for r in result.records for seat, fault in enumerate(r.faults) if fault]
     if faults:
         lines += ["", "Faults:"]
-        for record, seat in faults[:20]:
-            lines.append(f"  seed {record.seed}, seat {seat} ({labels[record.order[seat]]}): {record.faults[seat]}")
+        for faulted, seat in faults[:20]:
+            lines.append(f"  seed {faulted.seed}, seat {seat} ({labels[faulted.order[seat]]}): {faulted.faults[seat]}")
         if len(faults) > 20:
             lines.append(f"  … and {len(faults) - 20} more")
     return "\n".join(lines)

@@ -49,7 +49,7 @@ _Z95 = 1.959963984540054
 
 def elo_to_score(elo: float) -> float:
     """The expected score of a player ``elo`` points stronger than its opponent (logistic, base 10, scale 400)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** (-elo / 400.0)))  # float ** float is typed Any (it may be complex)
 
 
 def score_to_elo(score: float) -> float:

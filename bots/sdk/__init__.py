@@ -157,7 +157,7 @@ def _arity(func: Callable[..., Any]) -> int:
     if code is not None and hasattr(code, "co_argcount"):
         if code.co_flags & _CO_VARARGS:
             return 3
-        return code.co_argcount - (1 if bound else 0)
+        return int(code.co_argcount) - (1 if bound else 0)
     import inspect
 
     try:

@@ -18,7 +18,7 @@ from bots.sandbox import Limits
 from games.registry import GAMES, get_game
 from tests.bots.conftest import EXAMPLES, requires_bwrap
 
-SDK = Path(starter.__file__).parent / "sdk" / "__init__.py"
+SDK = Path(starter.__file__).parents[1] / "sdk" / "__init__.py"
 FILES = {"main.py", "main_sdk.py", "parlour_sdk.py", "README.md", "smoke_test.py", "sample_messages.jsonl"}
 
 
