@@ -5,8 +5,8 @@ table as it stood after every move. ``frames`` re-plays the moves through the re
 the initial state and after each move, the view a chosen perspective is allowed to see, with the narration lines
 ``apply`` returned. After the end it adds ``full_view()``: the hidden cards, revealed.
 
-Pure: imports nothing but ``games``. The league's API (``league.replays``) and the local viewer (``bots.viewer``)
-both serve exactly this document.
+Pure: imports nothing but ``games``. The league's API (``league.replays``) and the local viewer
+(``bots.authoring.viewer``) both serve exactly this document.
 
 To keep long replays light, each frame carries only the top-level keys of its view that changed since the previous
 frame (``view`` on step 0 is whole; later steps have ``patch``/``drop``); ``expand_views`` rebuilds full views.

@@ -70,15 +70,16 @@ def _bare(code: Path) -> BotPipe:
     popen = subprocess.Popen(
         [SYSTEM_PYTHON, str(code / "main.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={}
     )
-    assert popen.stdin and popen.stdout
+    stdin, stdout = popen.stdin, popen.stdout
+    assert stdin and stdout
 
     def close() -> None:
         popen.kill()
         popen.wait()
-        popen.stdin.close()  # type: ignore[union-attr]
-        popen.stdout.close()  # type: ignore[union-attr]
+        stdin.close()
+        stdout.close()
 
-    return BotPipe(popen.stdin.fileno(), popen.stdout.fileno(), close)
+    return BotPipe(stdin.fileno(), stdout.fileno(), close)
 
 
 def _backend(name: str) -> Callable[[Path], BotPipe]:

@@ -143,8 +143,9 @@ class BotProcess:
             self._cgroups.kill_all(wait=True)
             self._cgroups.remove()
         for pipe in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            with contextlib.suppress(OSError):
-                pipe.close()  # type: ignore[union-attr]
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
         for item in reversed(self._cleanup):
