@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/sandbox.py [--starts 20] [--round-trips 2000] [--results FILE]
 
-``bots.bench.measure`` gives the start-up of a Python bot (bare ``subprocess`` pipe, ``none`` backend, ``bwrap``
-backend) and the JSON-line round trip on each. The runner does one thing more on every move of a sandboxed bot: it
-holds an idle bot to a small CPU quota (cpu.cfs_quota_us). Three more rows measure the round trip with that throttle:
+``bots.authoring.bench.measure`` gives the start-up of a Python bot (bare ``subprocess`` pipe, ``none`` backend,
+``bwrap`` backend) and the JSON-line round trip on each. The runner does one thing more on every move of a sandboxed
+bot: it holds an idle bot to a small CPU quota (cpu.cfs_quota_us). Three more rows measure the round trip with that
+throttle:
 
 - ``eager throttle``: what the runner did until issue 13 — lift the quota before each ``act``, restore it after the
   reply (``BotProcess.unthrottle`` / ``throttle``: two cgroup writes per move);
