@@ -40,7 +40,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, machine, median, quantile, record, table
-from bots.runner import Seat, _Match, prepare_match, run_match
+from bots.runner import Seat, prepare_match, run_match
+from bots.runner.match import Match
 from games.base import Player
 from games.simulate import play
 
@@ -132,7 +133,7 @@ PREPARED_AHEAD_S = 0.1
 
 
 def time_phases(match_class: type) -> None:
-    """Time the runner's phases (ms of the last match, in ``PHASES``) by wrapping ``_Match``'s methods: start-up
+    """Time the runner's phases (ms of the last match, in ``PHASES``) by wrapping ``Match``'s methods: start-up
     (spawning every bot and waiting for its ready), the game, the end (end message, kills) and the teardown that the
     match still waits for (``close``). A runtime patch: nothing changes on disk."""
     import functools
@@ -160,10 +161,13 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from typing import Any
 import bench.match
-from bots.runner import _Match
+try:
+    from bots.runner.match import Match
+except ImportError:  # a runner from before bots/runner/ was a package
+    from bots.runner import _Match as Match
 bench.match.PHASES = {}
 exec(sys.argv[2], vars(bench.match))  # this copy's time_phases
-bench.match.time_phases(_Match)
+bench.match.time_phases(Match)
 for line in sys.stdin:
     run = bench.match.runner(int(line), "bwrap")
     run.update({f"phase_{name}": ms for name, ms in bench.match.PHASES.items()})
@@ -239,7 +243,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="also time the bwrap match with the runner of this code copy")
     args = parser.parse_args()
     print(f"# A Love Letter match, two example Python bots. {machine()}")
-    time_phases(_Match)
+    time_phases(Match)
     runs = measure(args.matches, baseline=args.baseline.resolve() if args.baseline else None)
     base = median(run["wall_ms"] for run in runs["in-process"])
     rows = []

@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/sandbox.py [--starts 20] [--round-trips 2000] [--results FILE]
 
-``bots.bench.measure`` gives the start-up of a Python bot (bare ``subprocess`` pipe, ``none`` backend, ``bwrap``
-backend) and the JSON-line round trip on each. The runner does one thing more on every move of a sandboxed bot: it
-holds an idle bot to a small CPU quota (cpu.cfs_quota_us). Three more rows measure the round trip with that throttle:
+``bots.authoring.bench.measure`` gives the start-up of a Python bot (bare ``subprocess`` pipe, ``none`` backend,
+``bwrap`` backend) and the JSON-line round trip on each. The runner does one thing more on every move of a sandboxed
+bot: it holds an idle bot to a small CPU quota (cpu.cfs_quota_us). Three more rows measure the round trip with that
+throttle:
 
 - ``eager throttle``: what the runner did until issue 13 — lift the quota before each ``act``, restore it after the
   reply (``BotProcess.unthrottle`` / ``throttle``: two cgroup writes per move);
@@ -29,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine, median, quantile, record, table
-from bots.bench import _ACT, _ECHO_BOT, _Pipe, measure
+from bots.authoring.bench import ACT, ECHO_BOT, BotPipe, measure
 from bots.sandbox import Limits, get_sandbox
 
 
@@ -41,10 +42,10 @@ def throttled_round_trips(count: int, block: int = 100) -> dict[str, list[float]
     with tempfile.TemporaryDirectory(prefix="parlour-bench-") as tmp:
         code = Path(tmp)
         code.chmod(0o755)
-        (code / "main.py").write_text(_ECHO_BOT)
+        (code / "main.py").write_text(ECHO_BOT)
         proc = get_sandbox("bwrap").start(code, Limits())
         try:
-            pipe = _Pipe(proc.stdin_fd, proc.stdout_fd, proc.close)
+            pipe = BotPipe(proc.stdin_fd, proc.stdout_fd, proc.close)
             if proc.setup_marker is not None:
                 pipe.line()
             pipe.line()  # the bot's first line
@@ -59,7 +60,7 @@ def throttled_round_trips(count: int, block: int = 100) -> dict[str, list[float]
                             proc.unthrottle()
                         else:
                             proc.wake()
-                        os.write(pipe.stdin_fd, _ACT)
+                        os.write(pipe.stdin_fd, ACT)
                         pipe.line()
                         if policy == "eager":
                             proc.throttle()

@@ -1,9 +1,9 @@
-"""``python -m bots`` (see bots/cli.py)."""
+"""``python -m bots`` (see bots/authoring/cli.py)."""
 
 from __future__ import annotations
 
 import sys
 
-from bots.cli import main
+from bots.authoring.cli import main
 
 sys.exit(main())

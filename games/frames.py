@@ -5,8 +5,8 @@ table as it stood after every move. ``frames`` re-plays the moves through the re
 the initial state and after each move, the view a chosen perspective is allowed to see, with the narration lines
 ``apply`` returned. After the end it adds ``full_view()``: the hidden cards, revealed.
 
-Pure: imports nothing but ``games``. The league's API (``league.replays``) and the local viewer (``bots.viewer``)
-both serve exactly this document.
+Pure: imports nothing but ``games``. The league's API (``league.replays``) and the local viewer
+(``bots.authoring.viewer``) both serve exactly this document.
 
 To keep long replays light, each frame carries only the top-level keys of its view that changed since the previous
 frame (``view`` on step 0 is whole; later steps have ``patch``/``drop``); ``expand_views`` rebuilds full views.
@@ -19,8 +19,10 @@ from typing import Any
 
 from games.base import IllegalAction, InvalidOptions
 from games.registry import GAMES, UnknownGame, get_game
+from games.replay import REPLAY_FORMAT, ReplayFormatError, check_format
 
-REPLAY_FORMAT = "parlour-replay/1"
+__all__ = ["FRAMES_FORMAT", "REPLAY_FORMAT", "ReplayError", "VersionMismatch", "expand_views", "frames"]
+
 FRAMES_FORMAT = "parlour-frames/1"
 
 
@@ -119,10 +121,10 @@ def expand_views(document: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _check_header(replay: Mapping[str, Any]) -> tuple[str, int, list[Any]]:
-    if not isinstance(replay, Mapping):
-        raise ReplayError("a replay is a JSON object")
-    if replay.get("format") != REPLAY_FORMAT:
-        raise ReplayError(f"not a {REPLAY_FORMAT} document (format is {replay.get('format')!r})")
+    try:
+        check_format(replay)
+    except ReplayFormatError as error:
+        raise ReplayError(str(error)) from None
     game_id = replay.get("game")
     if not isinstance(game_id, str) or game_id not in GAMES:
         raise ReplayError(str(UnknownGame(game_id)))

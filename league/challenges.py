@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
-from bots.sprt import SPRT, Estimate, Tally, elo_estimate
+from bots.authoring.sprt import SPRT, Estimate, Tally, elo_estimate
 from games.registry import GAMES, builtin_players
 from league import services
 from league import tournament_formats as tf

@@ -22,7 +22,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import SafeString, mark_safe
 
-from bots import starter
+from bots.authoring import starter
 from games.registry import GAMES
 from league import challenges, services, visibility
 from league.forms import ChallengeForm, first_error

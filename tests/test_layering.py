@@ -84,3 +84,108 @@ def test_nothing_imports_workers_except_celery_wiring() -> None:
         if name.split(".")[0] == "workers" and module != "league"
     ]
     assert offenders == []
+
+
+# ----- inside bots: the runner, the sandbox and the author tools -------------------------------------------------
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _imports_into(package: str, targets: tuple[str, ...]) -> list[str]:
+    return [
+        f"{module} imports {name}"
+        for module in MODULES
+        if _in(module, package)
+        for name in imports_of(module)
+        if any(_in(name, target) for target in targets)
+    ]
+
+
+def test_the_sandbox_never_imports_the_runner_or_the_author_tools() -> None:
+    assert _imports_into("bots.sandbox", ("bots.runner", "bots.authoring")) == []
+
+
+def test_the_runner_never_imports_the_author_tools() -> None:
+    # The author tools sit on top of the runner (they play matches with it), never the other way round.
+    assert _imports_into("bots.runner", ("bots.authoring",)) == []
+
+
+def test_only_the_author_tools_and_bots_main_import_the_author_tools() -> None:
+    offenders = [
+        f"{module} imports {name}"
+        for module in MODULES
+        if not _in(module, "bots.authoring") and module.split(".")[0] in ("games", "bots", "workers")
+        for name in imports_of(module)
+        if _in(name, "bots.authoring") and module != "bots.__main__"
+    ]
+    assert offenders == []
+
+
+def test_the_replay_format_has_one_owner_in_games() -> None:
+    # The writer (the runner) and the readers (games.frames, the league) take the format from games.replay.
+    for module in ("bots.runner.match", "games.frames"):
+        assert "games.replay" in imports_of(module), module
+
+
+def _packages_of(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:n]) for n in range(1, len(parts))]
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] == "league"))
+def test_league_never_reaches_any_part_of_the_sandbox_or_runner(module: str) -> None:
+    # Importing a module runs its packages' __init__ first: follow those edges too.
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            current = todo.pop()
+            if current in seen or current not in MODULES:
+                continue
+            seen.add(current)
+            todo.extend(imports_of(current))
+            todo.extend(_packages_of(current))
+        return seen
+
+    chain = reach(module) - reach("workers.celery")
+    assert [m for m in chain if _in(m, "bots.sandbox") or _in(m, "bots.runner")] == []
+
+
+@cache
+def runtime_imports_of(module: str) -> frozenset[str]:
+    """The modules of ``games`` and ``bots`` that ``module`` imports when it runs (``if TYPE_CHECKING:`` left out)."""
+    tree = ast.parse(MODULES[module].read_text())
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return frozenset(name for name in found if name in MODULES and name != module)
+
+
+def test_no_import_cycle_in_games_or_bots() -> None:
+    graph = {m: runtime_imports_of(m) for m in MODULES if m.split(".")[0] in ("games", "bots")}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def walk(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for name in sorted(graph.get(module, ())):
+            if state.get(name) == 1:
+                cycles.append([*path[path.index(name) :], name])
+            elif name not in state:
+                walk(name, [*path, name])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module, [module])
+    assert cycles == []

@@ -1,6 +1,7 @@
 """Fault injection for the reliability tests and the soak run (docs/operations.md, Reliability). Off in production.
 
-A worker reads ``PARLOUR_FAULTS``, a comma-separated list; unset or empty, every hook here does nothing.
+A worker reads ``PARLOUR_FAULTS``, a comma-separated list, once when it imports this module (``configure``); unset or
+empty, the hooks ``before_record`` and ``while_recording`` are bound to no-ops, so a match pays nothing for them.
 
 - ``drop_db_while_recording``: the first time this worker process records a match result, its database connection is
   cut in the middle of the recording transaction, just before the match row is written (after the seats and the
@@ -30,8 +31,7 @@ BARRIER_TIMEOUT_S = 30.0
 _dropped = False  # drop_db_while_recording fires once per process
 
 
-def _faults() -> dict[str, str]:
-    raw = os.environ.get("PARLOUR_FAULTS", "")
+def _parse(raw: str) -> dict[str, str]:
     faults = {}
     for item in filter(None, (part.strip() for part in raw.split(","))):
         name, _, value = item.partition("=")
@@ -39,25 +39,40 @@ def _faults() -> dict[str, str]:
     return faults
 
 
-def before_record(match_id: int) -> None:
-    """The barrier (``record_barrier``), if asked for."""
-    spec = _faults().get("record_barrier")
-    if not spec:
-        return
+def _no_barrier(match_id: int) -> None:
+    return None
+
+
+_NOTHING = contextlib.nullcontext()  # stateless, so one instance serves every recording
+
+
+def _not_cut(match_id: int) -> contextlib.AbstractContextManager[None]:
+    return _NOTHING
+
+
+def _barrier(spec: str) -> Callable[[int], None]:
+    """The barrier (``record_barrier=DIR:N``)."""
     folder, _, count = spec.rpartition(":")
+
+    def before_record(match_id: int) -> None:
+        _wait_at_barrier(folder, int(count), match_id)
+
+    return before_record
+
+
+def _wait_at_barrier(folder: str, count: int, match_id: int) -> None:
     Path(folder).mkdir(parents=True, exist_ok=True)
     (Path(folder) / f"{os.getpid()}-{match_id}").touch()
     deadline = time.monotonic() + BARRIER_TIMEOUT_S
-    while len(list(Path(folder).iterdir())) < int(count) and time.monotonic() < deadline:
+    while len(list(Path(folder).iterdir())) < count and time.monotonic() < deadline:
         time.sleep(0.005)
     log.warning("fault injection: match %s leaves the record barrier", match_id)
 
 
 @contextlib.contextmanager
-def while_recording(match_id: int) -> Iterator[None]:
+def _cut_while_recording(match_id: int) -> Iterator[None]:
     """Wraps the recording of a result: cuts the database connection once (``drop_db_while_recording``)."""
-    global _dropped
-    if _dropped or "drop_db_while_recording" not in _faults():
+    if _dropped:
         yield
         return
 
@@ -81,3 +96,20 @@ def while_recording(match_id: int) -> Iterator[None]:
         if connection.vendor != "postgresql":
             connection.close()  # after the rollback: closing the file inside the statement would hide the error
         raise
+
+
+# The hooks the worker calls around every recording: no-ops unless PARLOUR_FAULTS asks for a fault.
+before_record: Callable[[int], None] = _no_barrier
+while_recording: Callable[[int], contextlib.AbstractContextManager[None]] = _not_cut
+
+
+def configure(raw: str | None = None) -> None:
+    """Bind the hooks from ``raw`` (default: ``PARLOUR_FAULTS``). Called once at import, in each worker process."""
+    global before_record, while_recording
+    faults = _parse(os.environ.get("PARLOUR_FAULTS", "") if raw is None else raw)
+    spec = faults.get("record_barrier")
+    before_record = _barrier(spec) if spec else _no_barrier
+    while_recording = _cut_while_recording if "drop_db_while_recording" in faults else _not_cut
+
+
+configure()

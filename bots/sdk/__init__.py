@@ -153,11 +153,11 @@ def _arity(func: Callable[..., Any]) -> int:
     code = getattr(func, "__code__", None)
     bound = getattr(func, "__self__", None) is not None and hasattr(func, "__func__")
     if code is None and bound:
-        code = getattr(func.__func__, "__code__", None)  # type: ignore[attr-defined]
+        code = getattr(func.__func__, "__code__", None)  # type: ignore[attr-defined]  # a bound method: checked above
     if code is not None and hasattr(code, "co_argcount"):
         if code.co_flags & _CO_VARARGS:
             return 3
-        return code.co_argcount - (1 if bound else 0)
+        return int(code.co_argcount) - (1 if bound else 0)
     import inspect
 
     try:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bots.arena import arena_tasks, bradley_terry, compare_tasks
-from bots.cli import main
-from bots.sprt import Tally
+from bots.authoring.arena import arena_tasks, bradley_terry, compare_tasks
+from bots.authoring.cli import main
+from bots.authoring.sprt import Tally
 from tests.bots.conftest import EXAMPLES, requires_bwrap
 
 LOVE_LETTER = str(EXAMPLES / "love_letter")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.cli import main
+from bots.authoring.cli import main
 from tests.bots.conftest import EXAMPLES, requires_bwrap
 
 REPO = Path(__file__).resolve().parents[2]

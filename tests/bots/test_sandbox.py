@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from bots import limits as limits_module
-from bots import sandbox as sandbox_module
 from bots.runner import MatchResult, Seat, run_match
 from bots.sandbox import (
     BotSetupError,
@@ -29,11 +28,12 @@ from bots.sandbox import (
     BwrapSandbox,
     Limits,
     SandboxError,
-    _cgroup_bases,
-    _shareable_tree,
     get_sandbox,
     resolve_command,
 )
+from bots.sandbox import backends as sandbox_module
+from bots.sandbox.cgroups import cgroup_bases as _cgroup_bases
+from bots.sandbox.mounts import shareable_tree as _shareable_tree
 from bots.seccomp import build_filter, denied_syscalls
 from bots.selftest import self_test
 from tests.bots.conftest import FAST, make_bot, requires_bwrap, slot_uid_processes

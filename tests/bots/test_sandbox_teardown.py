@@ -17,7 +17,9 @@ import pytest
 
 from bots import sandbox as sandbox_module
 from bots.runner import Seat, prepare_match, run_match
-from bots.sandbox import BwrapConfig, _cgroup_bases, get_sandbox, wait_closed
+from bots.sandbox import BwrapConfig, get_sandbox, wait_closed
+from bots.sandbox.cgroups import Cgroups
+from bots.sandbox.cgroups import cgroup_bases as _cgroup_bases
 from tests.bots.conftest import EXAMPLES, FAST, make_bot, requires_bwrap, slot_uid_processes
 
 pytestmark = requires_bwrap
@@ -139,13 +141,13 @@ def test_a_fast_match_needs_far_fewer_cgroup_writes_than_two_per_move(
     pile: str, bot: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writes: list[bool] = []
-    real = sandbox_module._Cgroups.set_throttled
+    real = Cgroups.set_throttled
 
-    def counted(self: sandbox_module._Cgroups, throttled: bool) -> None:
+    def counted(self: Cgroups, throttled: bool) -> None:
         writes.append(throttled)
         real(self, throttled)
 
-    monkeypatch.setattr(sandbox_module._Cgroups, "set_throttled", counted)
+    monkeypatch.setattr(Cgroups, "set_throttled", counted)
     seats = [Seat("a", code_dir=bot("echo_start")), Seat("b", code_dir=bot("ignore_end"))]
     result = run_match(pile, seats, 5, {"pile": 40}, limits=replace(FAST, move_ms=2000))
     assert [seat.fault for seat in result.seats] == [None, None]

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bots.sprt import SPRT, Tally, _constrained_mle, elo_estimate, elo_to_score, score_to_elo, simulate
+from bots.authoring.sprt import SPRT, Tally, _constrained_mle, elo_estimate, elo_to_score, score_to_elo, simulate
 
 # Wide enough bounds to keep the simulation quick in CI (the default [0, 5] takes ~15x more games per run; its
 # figures come from `python -m bots.sprt` and are in docs/challenges.md).

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bots import starter
+from bots.authoring import starter
 from bots.packaging import package_upload, unpack
 from bots.runner import Seat, run_match
 from bots.sandbox import Limits
 from games.registry import GAMES, get_game
 from tests.bots.conftest import EXAMPLES, requires_bwrap
 
-SDK = Path(starter.__file__).parent / "sdk" / "__init__.py"
+SDK = Path(starter.__file__).parents[1] / "sdk" / "__init__.py"
 FILES = {"main.py", "main_sdk.py", "parlour_sdk.py", "README.md", "smoke_test.py", "sample_messages.jsonl"}
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.viewer import ViewerError, load_replay, make_server
+from bots.authoring.viewer import ViewerError, load_replay, make_server
 from tests.browser.conftest import Tab
 from tests.browser.recorded import play_replay
 

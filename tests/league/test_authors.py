@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from bots import starter
+from bots.authoring import starter
 from bots.limits import Limits
 from bots.runner import Seat, run_match
 from games.registry import GAMES

@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from bots.starter import EXAMPLES
+from bots.authoring.starter import EXAMPLES
 from league import services
 from league.models import Bot, BotVersion, Challenge, Match, RatingChange
 

@@ -18,7 +18,7 @@ from django.test.utils import override_settings
 
 from bots import packaging
 from bots.runner import Seat, run_match
-from bots.sandbox import _shareable_tree
+from bots.sandbox.mounts import shareable_tree as _shareable_tree
 from tests.bots.conftest import requires_bwrap
 from tests.conftest import EXAMPLE_BOT
 from workers import code_cache

@@ -15,7 +15,7 @@ with its description from ``docs/games/<game>.md``. The league's reference pages
 - ``smoke_test.py`` and ``sample_messages.jsonl``: replays the messages of a real game to ``main.py`` and checks
   each answer is a legal action (no Parlour install needed).
 
-No Django here. ``python -m bots.starter <game> [out.zip]`` writes a kit.
+No Django here. ``python -m bots.authoring.starter <game> [out.zip]`` writes a kit.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from bots.limits import Limits
 from games.registry import builtin_players, get_game, make_player
 from games.simulate import MAX_DECISIONS
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = Path(__file__).resolve().parent / "examples"
-SDK_SOURCE = Path(__file__).resolve().parent / "sdk" / "__init__.py"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+SDK_SOURCE = Path(__file__).resolve().parents[1] / "sdk" / "__init__.py"
 DOCS = ROOT / "docs" / "games"
 
 SAMPLE_SEED = 7
@@ -707,7 +707,7 @@ def build_kit(game_id: str, site_url: str = "") -> bytes:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in {"-h", "--help"}:
-        print("usage: python -m bots.starter GAME [OUT.zip]", file=sys.stderr)
+        print("usage: python -m bots.authoring.starter GAME [OUT.zip]", file=sys.stderr)
         return 2
     game_id = args[0]
     out = Path(args[1] if len(args) > 1 else kit_filename(game_id))

@@ -21,7 +21,7 @@ from typing import Any
 
 from bots.sandbox import SYSTEM_PYTHON, BotProcess, Limits, get_sandbox
 
-_ECHO_BOT = """import sys
+ECHO_BOT = """import sys
 sys.stdout.write('{"type": "ready"}\\n')
 sys.stdout.flush()
 for line in sys.stdin:
@@ -30,7 +30,7 @@ for line in sys.stdin:
 """
 
 # A typical act message (about 600 bytes).
-_ACT = (
+ACT = (
     json.dumps(
         {
             "type": "act",
@@ -43,7 +43,7 @@ _ACT = (
 ).encode()
 
 
-class _Pipe:
+class BotPipe:
     """The runner's view of any of the three kinds of process."""
 
     def __init__(self, stdin_fd: int, stdout_fd: int, close: Callable[[], None]) -> None:
@@ -66,25 +66,26 @@ class _Pipe:
         return line
 
 
-def _bare(code: Path) -> _Pipe:
+def _bare(code: Path) -> BotPipe:
     popen = subprocess.Popen(
         [SYSTEM_PYTHON, str(code / "main.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={}
     )
-    assert popen.stdin and popen.stdout
+    stdin, stdout = popen.stdin, popen.stdout
+    assert stdin and stdout
 
     def close() -> None:
         popen.kill()
         popen.wait()
-        popen.stdin.close()  # type: ignore[union-attr]
-        popen.stdout.close()  # type: ignore[union-attr]
+        stdin.close()
+        stdout.close()
 
-    return _Pipe(popen.stdin.fileno(), popen.stdout.fileno(), close)
+    return BotPipe(stdin.fileno(), stdout.fileno(), close)
 
 
-def _backend(name: str) -> Callable[[Path], _Pipe]:
-    def start(code: Path) -> _Pipe:
+def _backend(name: str) -> Callable[[Path], BotPipe]:
+    def start(code: Path) -> BotPipe:
         proc: BotProcess = get_sandbox(name).start(code, Limits())
-        pipe = _Pipe(proc.stdin_fd, proc.stdout_fd, proc.close)
+        pipe = BotPipe(proc.stdin_fd, proc.stdout_fd, proc.close)
         if proc.setup_marker is not None:
             pipe.line()  # the sandbox's set-up marker
         return pipe
@@ -99,12 +100,12 @@ def measure(
     import logging
 
     logging.getLogger("bots.sandbox").setLevel(logging.ERROR)  # the none backend's warning, once per start
-    kinds: dict[str, Callable[[Path], _Pipe]] = {"bare": _bare, "none": _backend("none"), "bwrap": _backend("bwrap")}
+    kinds: dict[str, Callable[[Path], BotPipe]] = {"bare": _bare, "none": _backend("none"), "bwrap": _backend("bwrap")}
     figures: dict[str, Any] = {"startup": {}, "round_trip": {}, "starts": starts, "round_trips": round_trips}
     with tempfile.TemporaryDirectory(prefix="parlour-bench-") as tmp:
         code = Path(tmp)
         code.chmod(0o755)
-        (code / "main.py").write_text(_ECHO_BOT)
+        (code / "main.py").write_text(ECHO_BOT)
         for kind in backends:
             start = kinds[kind]
             start(code).close()  # warm the page cache
@@ -121,7 +122,7 @@ def measure(
             trips = []
             for _ in range(round_trips):
                 began = time.perf_counter()
-                os.write(pipe.stdin_fd, _ACT)
+                os.write(pipe.stdin_fd, ACT)
                 pipe.line()
                 trips.append((time.perf_counter() - began) * 1000)
             pipe.close()
@@ -138,7 +139,7 @@ def report(figures: dict[str, Any]) -> str:
     lines = [f"start-up of a Python bot until its first line (ms, {figures['starts']} starts each):"]
     for kind, value in figures["startup"].items():
         lines.append(f"  {kind:6s} median {value['median']:7.1f}   p90 {value['p90']:7.1f}")
-    lines.append(f"JSON-line round trip, ~{len(_ACT)} bytes out (µs, {figures['round_trips']} each):")
+    lines.append(f"JSON-line round trip, ~{len(ACT)} bytes out (µs, {figures['round_trips']} each):")
     for kind, value in figures["round_trip"].items():
         lines.append(f"  {kind:6s} median {value['median'] * 1000:7.1f}   p99 {value['p99'] * 1000:7.1f}")
     return "\n".join(lines)

@@ -75,7 +75,7 @@ def load_replay(path: Path | str) -> dict[str, Any]:
     except OSError as exc:
         raise ViewerError(f"{path}: {exc.strerror}") from None
     try:
-        data = json.loads(text)
+        data: dict[str, Any] = json.loads(text)  # checked below: frames() refuses anything but a replay object
     except ValueError as exc:
         raise ViewerError(f"{path}: not JSON ({exc})") from None
     if isinstance(data, dict) and isinstance(data.get("replay"), dict):

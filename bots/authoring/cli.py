@@ -1,4 +1,4 @@
-"""``python -m bots``: play a match locally exactly as the league's workers do, or check the sandbox.
+"""``python -m bots`` (bots/__main__.py): play a match locally exactly as the league's workers do, or check the sandbox.
 
     python -m bots play love_letter path/to/bot.py builtin:random builtin:random --seed 7 --json
     python -m bots play love_letter mybot/ other.zip --sandbox none      # no isolation: your own bots only
@@ -6,7 +6,7 @@
     python -m bots bench                                                  # its start-up and round-trip costs
     python -m bots view replay.json                                       # watch a replay in the browser
     python -m bots arena love_letter a/ b.py builtin:heuristic --games 20 # a round robin with a results table
-    python -m bots compare old/ new/ --game love_letter                   # is new stronger? (SPRT, bots/sprt.py)
+    python -m bots compare old/ new/ --game love_letter                   # is new stronger? (an SPRT)
 
 A seat is ``builtin:<name>`` (a built-in player of the game), a ``.py`` file, a ``.zip`` archive (both unpacked the
 way uploads are) or a directory with ``main.py`` or ``bot.toml``. Exit status: 0 when the match completed (even with
@@ -24,16 +24,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from bots.runner import MatchResult, Seat, run_match
+from bots.authoring import arena
+from bots.authoring.args import UsageError, parse_option, parse_seat
+from bots.runner import MatchResult, run_match
 from bots.sandbox import NONE_WARNING, Limits, NoSandbox, SandboxError, get_sandbox
-from games.registry import GAMES, UnknownGame, builtin_players, get_game
+from games.registry import GAMES, UnknownGame, get_game
 
 # How long a bot may take to exit after `end` when played locally (the league grants none: docs/protocol.md).
 LOCAL_END_GRACE_MS = 200
-
-
-class UsageError(Exception):
-    """A bad command line: one line for the user, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -66,9 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("replay", help="a replay JSON file (play --replay FILE, or a match page's download); - for stdin")
     view.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     view.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
-    from bots.arena import add_parsers  # arena and compare (bots/arena.py)
-
-    add_parsers(commands)
+    arena.add_parsers(commands)  # arena and compare
     return parser
 
 
@@ -80,11 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             return _bench(args)
         if args.command in ("arena", "compare"):
-            from bots.arena import command
-
-            return command(args)
+            return arena.command(args)
         if args.command == "view":
-            from bots.viewer import view_command
+            from bots.authoring.viewer import view_command
 
             return view_command(args.replay, args.port, open_browser=not args.no_browser)
         return _play(args)
@@ -112,7 +106,7 @@ def _check() -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from bots.bench import measure, report
+    from bots.authoring.bench import measure, report
 
     if args.starts < 1 or args.round_trips < 1:
         raise UsageError("--starts and --round-trips must be positive")
@@ -131,7 +125,7 @@ def _play(args: argparse.Namespace) -> int:
         raise UsageError(
             f"{game.title} is played by {game.min_players} to {game.max_players} players; got {len(args.seats)} seats"
         )
-    options = dict(_parse_option(text) for text in args.option)
+    options = dict(parse_option(text) for text in args.option)
     # Locally a bot may react to `end`: its `on_end` logging is what its author wants to see.
     limits = Limits.for_game(args.game, end_grace_ms=LOCAL_END_GRACE_MS)
     overrides = {
@@ -149,7 +143,7 @@ def _play(args: argparse.Namespace) -> int:
     else:
         get_sandbox("bwrap").check()
     with tempfile.TemporaryDirectory(prefix="parlour-cli-") as workdir:
-        seats = [_seat(args.game, text, Path(workdir) / f"seat{index}") for index, text in enumerate(args.seats)]
+        seats = [parse_seat(args.game, text, Path(workdir) / f"seat{index}") for index, text in enumerate(args.seats)]
         try:
             result = run_match(args.game, seats, args.seed, options, sandbox=args.sandbox, limits=limits)
         except ValueError as exc:
@@ -166,50 +160,6 @@ def _play(args: argparse.Namespace) -> int:
     else:
         _print_log(result)
     return 0
-
-
-def _parse_option(text: str) -> tuple[str, Any]:
-    key, sep, raw = text.partition("=")
-    if not sep or not key:
-        raise UsageError(f"--option needs KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(raw)
-    except ValueError:
-        return key, raw
-
-
-def _seat(game_id: str, text: str, workdir: Path) -> Seat:
-    if text.startswith("builtin:"):
-        name = text.removeprefix("builtin:")
-        known = builtin_players(game_id)
-        if name not in known:
-            raise UsageError(f"{game_id} has no built-in player {name!r}; known: {', '.join(sorted(known))}")
-        return Seat(label=text, builtin=name)
-    path = Path(text)
-    if path.is_dir():
-        if not (path / "main.py").is_file() and not (path / "bot.toml").is_file():
-            raise UsageError(f"{text}: a bot directory needs main.py or bot.toml")
-        return Seat(label=text, code_dir=path.resolve())  # the sandbox binds it by absolute path
-    if not path.is_file():
-        raise UsageError(f"{text}: no such file or directory (a seat is builtin:<name>, a .py, a .zip or a directory)")
-    if path.suffix.lower() not in (".py", ".zip"):
-        raise UsageError(f"{text}: a bot file must be a .py file or a .zip archive")
-    _unpack(path, workdir)
-    return Seat(label=text, code_dir=workdir)
-
-
-def _unpack(path: Path, dest: Path) -> None:
-    """Unpack a .py or .zip exactly as an upload is (bots.packaging)."""
-    from bots.packaging import PackagingError, package_upload, unpack
-
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{path}: {exc.strerror}") from None
-    try:
-        unpack(package_upload(data, path.name).archive, dest)
-    except PackagingError as exc:
-        raise UsageError(f"{path}: {exc}") from None
 
 
 def _print_log(result: MatchResult) -> None:

@@ -1,5 +1,5 @@
 """Many local matches: ``python -m bots arena`` (a round robin with a results table) and ``python -m bots compare``
-(is B stronger than A? a sequential probability ratio test, ``bots.sprt``).
+(is B stronger than A? a sequential probability ratio test, ``bots.authoring.sprt``).
 
 Every game is one ``bots.runner.run_match``, sandboxed exactly as on the league's workers unless ``--sandbox none``.
 Seats rotate: in a round robin every table plays its games with the seating rotated one place per game, and
@@ -19,16 +19,16 @@ import multiprocessing
 import sys
 import tempfile
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bots.cli import UsageError, _parse_option, _seat
+from bots.authoring.args import UsageError, parse_option, parse_seat
+from bots.authoring.sprt import SPRT, Estimate, Tally, elo_estimate
 from bots.runner import Seat, run_match
 from bots.sandbox import NONE_WARNING, Limits, NoSandbox, get_sandbox
-from bots.sprt import SPRT, Estimate, Tally, elo_estimate
 from games.registry import GAMES, UnknownGame, get_game
 
 __all__ = ["ArenaResult", "CompareResult", "GameRecord", "add_parsers", "command", "run_arena", "run_compare"]
@@ -99,7 +99,7 @@ class _Player:
             wall_ms=data["wall_ms"],
         )
 
-    def play(self, tasks: Iterable[_Task]) -> Iterator[GameRecord]:
+    def play(self, tasks: Iterable[_Task]) -> Generator[GameRecord, None, None]:
         if self.jobs <= 1:
             for task in tasks:
                 yield self._record(task, _play(*self._args(task)))
@@ -112,10 +112,10 @@ class _Player:
         try:
             while True:
                 while len(pending) < 2 * self.jobs:
-                    task = next(source, None)
-                    if task is None:
+                    queued = next(source, None)
+                    if queued is None:
                         break
-                    pending.append((task, pool.submit(_play, *self._args(task))))
+                    pending.append((queued, pool.submit(_play, *self._args(queued))))
                 if not pending:
                     return
                 task, future = pending.popleft()
@@ -151,7 +151,7 @@ class ArenaResult:
     def standings(self) -> list[dict[str, Any]]:
         pairwise = self.pairwise()
         elo = self.elo()
-        rows = []
+        rows: list[dict[str, Any]] = []
         for bot, label in enumerate(self.labels):
             mine = [r for r in self.records if bot in r.order]
             total = Tally()
@@ -288,16 +288,17 @@ def format_arena(result: ArenaResult) -> str:
         cells = []
         for j in range(len(labels)):
             tally = pairwise[i][j]
-            if i == j or not tally.games:
+            share = tally.score  # None before the first game
+            if i == j or share is None:
                 cells.append(f"{'-':>14}")
             else:
-                cells.append(f"{tally.score * 100:5.1f}% {tally.wins}-{tally.draws}-{tally.losses}".rjust(14))
+                cells.append(f"{share * 100:5.1f}% {tally.wins}-{tally.draws}-{tally.losses}".rjust(14))
         lines.append(f"  {short[i]:>2}. {label:<{width}}" + "".join(cells))
     faults = [(r, seat) for r in result.records for seat, fault in enumerate(r.faults) if fault]
     if faults:
         lines += ["", "Faults:"]
-        for record, seat in faults[:20]:
-            lines.append(f"  seed {record.seed}, seat {seat} ({labels[record.order[seat]]}): {record.faults[seat]}")
+        for faulted, seat in faults[:20]:
+            lines.append(f"  seed {faulted.seed}, seat {seat} ({labels[faulted.order[seat]]}): {faulted.faults[seat]}")
         if len(faults) > 20:
             lines.append(f"  … and {len(faults) - 20} more")
     return "\n".join(lines)
@@ -416,7 +417,7 @@ def progress_line(result: CompareResult) -> str:
 
 
 def add_parsers(commands: Any) -> None:
-    """Add ``arena`` and ``compare`` to ``python -m bots`` (called by bots/cli.py)."""
+    """Add ``arena`` and ``compare`` to ``python -m bots`` (called by bots/authoring/cli.py)."""
     arena = commands.add_parser(
         "arena",
         help="a local round robin of several bots, with a results table",
@@ -477,7 +478,7 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError(f"{game.title} is played by {game.min_players} to {game.max_players} players, not {players}")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    options = dict(_parse_option(text) for text in args.option)
+    options = dict(parse_option(text) for text in args.option)
     overrides = {k: v for k, v in (("move_ms", args.move_ms), ("bank_ms", args.bank_ms)) if v is not None}
     try:
         limits = replace(Limits.for_game(game_id), **overrides)
@@ -507,7 +508,7 @@ def _seats(game_id: str, texts: list[str], workdir: Path) -> list[Seat]:
     seats = []
     seen: dict[str, int] = {}
     for index, text in enumerate(texts):
-        seat = _seat(game_id, text, workdir / f"bot{index}")
+        seat = parse_seat(game_id, text, workdir / f"bot{index}")
         seen[text] = seen.get(text, 0) + 1
         if seen[text] > 1:  # the same bot twice: tell them apart in the tables
             seat = replace(seat, label=f"{seat.label}#{seen[text]}")

@@ -18,8 +18,8 @@ overconfident after a handful of games: one early win would "prove" H1.)
 Scores are 1 (B ranked better), ½ (equal ranks), 0 (A ranked better); in a game of more than two players each game
 gives the one pairwise result between A's and B's seats.
 
-``python -m bots.sprt`` measures the test's error rates and its average length on simulated results with known true
-Elo differences (docs/challenges.md records the figures).
+``python -m bots.authoring.sprt`` measures the test's error rates and its average length on simulated results with
+known true Elo differences (docs/challenges.md records the figures).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ _Z95 = 1.959963984540054
 
 def elo_to_score(elo: float) -> float:
     """The expected score of a player ``elo`` points stronger than its opponent (logistic, base 10, scale 400)."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** (-elo / 400.0)))  # float ** float is typed Any (it may be complex)
 
 
 def score_to_elo(score: float) -> float:
@@ -322,7 +322,8 @@ def simulate(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bots.sprt", description="Measure the SPRT's error rates and length on simulated results."
+        prog="python -m bots.authoring.sprt",
+        description="Measure the SPRT's error rates and length on simulated results.",
     )
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=5.0)

@@ -1,0 +1,97 @@
+"""Faults: why a seat was ranked last. The causes are one enum (``FaultCause``), owned here; a bot's misbehaviour is
+always one of them, never an exception."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from bots.limits import Limits
+from bots.sandbox import BotProcess
+
+__all__ = ["EXIT_WAIT_S", "FAULT_CAUSES", "Fault", "FaultCause", "exit_fault", "in_match", "timeout_fault"]
+
+EXIT_WAIT_S = 0.2  # how long a bot that stopped talking gets to exit, for its exit status to say why
+
+
+class FaultCause(StrEnum):
+    """What a faulting bot did (docs/protocol.md, Faults). The values are stored and published: never rename them."""
+
+    STARTUP = "startup"  # anything before its ready message (the detail says what)
+    TIMEOUT = "timeout"  # no reply within its move limit and bank
+    CRASH = "crash"  # killed by a signal, out of memory, or a non-zero exit status
+    EXIT = "exit"  # exited cleanly, or closed its stdin/stdout, before the end
+    MALFORMED = "malformed"  # a reply that is not a protocol message, or an unsolicited line
+    OVERSIZED = "oversized"  # more output than the limits allow
+    ILLEGAL = "illegal"  # an action the engine refuses
+
+
+# The values as a tuple, for the callers that listed them before the enum (the league's model choices).
+FAULT_CAUSES: tuple[str, ...] = tuple(cause.value for cause in FaultCause)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Why a seat was ranked last. ``move`` is the index (in the replay's move list) of the decision at which the
+    fault was noticed; ``None`` for start-up faults."""
+
+    cause: FaultCause
+    detail: str
+    move: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cause": self.cause.value, "detail": self.detail, "move": self.move}
+
+
+def in_match(fault: Fault, started: bool, move_index: int) -> Fault:
+    """The fault as the match records it: anything before the bot's ready message is a start-up fault (its cause goes
+    into the detail); a fault noticed after it without a move is placed at the current move."""
+    if not started and fault.cause is not FaultCause.STARTUP:
+        return Fault(FaultCause.STARTUP, f"{fault.cause}: {fault.detail}")
+    if fault.move is None and started:
+        return Fault(fault.cause, fault.detail, move_index)
+    return fault
+
+
+def timeout_fault(limits: Limits, allowance_ms: float, move: int) -> Fault:
+    return Fault(
+        FaultCause.TIMEOUT, f"no action within {allowance_ms:.0f} ms (per-move {limits.move_ms} ms + bank left)", move
+    )
+
+
+def exit_fault(
+    proc: BotProcess, limits: Limits, *, stdin_broken: bool, out_eof: bool, startup: bool, move: int | None
+) -> Fault:
+    """Classify a bot that stopped talking: closed a pipe (``exit``), exited (status 0: ``exit``, else ``crash``),
+    killed by a signal or out of memory (``crash``). During start-up it is a ``startup`` fault saying which."""
+    with contextlib.suppress(Exception):
+        proc.popen.wait(timeout=EXIT_WAIT_S)
+    status = proc.popen.poll()
+    cause: FaultCause
+    if proc.memory_exhausted():
+        detail, cause = f"killed: out of memory (limit {limits.memory_mb} MB)", FaultCause.CRASH
+    elif status is None:
+        closed = "stdin" if stdin_broken and not out_eof else "stdout"
+        detail, cause = f"closed its {closed}", FaultCause.EXIT
+    elif status == 0:
+        detail, cause = "exited (status 0) before the end of the match", FaultCause.EXIT
+    elif status < 0:
+        detail, cause = f"killed by signal {_signal_name(-status)}", FaultCause.CRASH
+    elif status > 128 and proc.setup_marker is not None:
+        # A sandboxed bot runs under sh, which reports the bot's death by signal N as status 128 + N.
+        detail, cause = f"killed by signal {_signal_name(status - 128)}", FaultCause.CRASH
+    else:
+        detail, cause = f"exited with status {status}", FaultCause.CRASH
+    if startup:
+        return Fault(FaultCause.STARTUP, f"{cause}: {detail}", move)
+    return Fault(cause, detail, move)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
