@@ -11,9 +11,21 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 Action = dict[str, Any]
+
+
+class LadderDefaults(TypedDict, total=False):
+    """A game's own defaults for the league's ladder (``LADDER`` in ``games/<id>/__init__.py``); the league merges
+    its settings over them. The keys and their meaning: docs/ratings.md."""
+
+    table_sizes: list[int]  # player counts the ladder seats (default: all the game allows)
+    games_per_hour: int  # at most this many ladder matches of the game in any hour
+    max_in_flight: int  # queued or running ladder matches per bot
+    time_control: dict[str, int]  # {"move_ms": ..., "bank_ms": ...}
+    matchmaking: str  # "uncertainty" or "random"
+    enabled: bool
 
 
 class IllegalAction(Exception):

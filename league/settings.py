@@ -7,6 +7,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from games.registry import GAMES, ladder_defaults
 from league.env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -219,14 +220,9 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
 #   matchmaking     "uncertainty" (the default) or "random"
 #   enabled         false takes the game off the ladder
-# The environment variable LADDER_GAMES (JSON, the same shape) is merged over these, game by game.
-LADDER_GAMES: dict[str, dict] = {
-    "love_letter": {"table_sizes": [2, 3, 4], "games_per_hour": 1200},
-    "high_society": {"games_per_hour": 600},
-    "ranczo": {"games_per_hour": 600},
-    "ten": {"games_per_hour": 600},
-    "barbarossa": {"games_per_hour": 300},
-}
+# Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
+# the same shape) is merged over them, game by game.
+LADDER_GAMES: dict[str, dict] = {game_id: dict(ladder_defaults(game_id)) for game_id in GAMES}
 _LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
 
 
