@@ -7,7 +7,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from games.registry import GAMES, ladder_defaults
+from games.registry import GAMES, VIEWER_DIR, ladder_defaults
 from league.env import ConfigError, database_from_url, env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -117,6 +117,9 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "league.staticfinders.GameViewerFinder",  # each game's replay renderer: games/<id>/viewer.js
 ]
+# The replay viewer's shell (viewer.js, kit.js, generic.js, viewer.css) is the games package's; the site serves it at
+# static/league/viewer/, the URL its pages have always used. The local viewer (bots/viewer.py) serves the same files.
+STATICFILES_DIRS = [("league/viewer", str(VIEWER_DIR))]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
