@@ -11,7 +11,7 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Self, TypedDict, TypeGuard
 
 Action = dict[str, Any]
 
@@ -26,6 +26,11 @@ class LadderDefaults(TypedDict, total=False):
     time_control: dict[str, int]  # {"move_ms": ..., "bank_ms": ...}
     matchmaking: str  # "uncertainty" or "random"
     enabled: bool
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """A whole number from JSON: an ``int`` and not a ``bool`` (``True`` is an ``int`` in Python, never in a rule)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class IllegalAction(Exception):
@@ -194,10 +199,10 @@ class State:
             raise RuntimeError("the game is not over")
         return self._outcome()
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         return copy.deepcopy(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         # The Game is a shared, immutable singleton: never copy it.
         memo[id(self.game)] = self.game
         new = object.__new__(type(self))

@@ -29,8 +29,8 @@ def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) ->
     names = list(builtin_players(game_id))
     bots = [make_player(game_id, names[-1] if seat % 2 == 0 else "random", seed + seat) for seat in range(count)]
     state = game.new_state(count, seed)
-    for seat, bot in enumerate(bots):
-        bot.start(seat, count, state.options)
+    for start_seat, bot in enumerate(bots):
+        bot.start(start_seat, count, state.options)
     lines = [f"game {game.id} version {game.version} players {count} seed {seed}", ""]
     step = 0
     while (seat := state.to_move()) is not None:

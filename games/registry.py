@@ -56,7 +56,7 @@ GAMES: Mapping[str, Game] = _Registry()
 def get_game(game_id: str) -> Game:
     if game_id not in _ENGINES:
         raise UnknownGame(game_id)
-    game = importlib.import_module(f"{_ENGINES[game_id]}.engine").GAME
+    game: Game = importlib.import_module(f"{_ENGINES[game_id]}.engine").GAME
     assert game.id == game_id, f"{_ENGINES[game_id]} registers {game.id!r}, not {game_id!r}"
     return game
 
@@ -64,7 +64,7 @@ def get_game(game_id: str) -> Game:
 @cache
 def builtin_players(game_id: str) -> Mapping[str, type[Player]]:
     get_game(game_id)
-    players = importlib.import_module(f"{_ENGINES[game_id]}.players").PLAYERS
+    players: Mapping[str, type[Player]] = importlib.import_module(f"{_ENGINES[game_id]}.players").PLAYERS
     assert "random" in players, f"{game_id} has no built-in 'random' player"
     return players
 
@@ -101,7 +101,7 @@ def game_dir(game_id: str) -> Path:
 
 def ladder_defaults(game_id: str) -> LadderDefaults:
     """The game's own ladder defaults (its package's ``LADDER``; empty when it sets none)."""
-    ladder: LadderDefaults = getattr(_package(game_id), "LADDER", {})
+    ladder: LadderDefaults = getattr(_package(game_id), "LADDER", LadderDefaults())
     return ladder
 
 
