@@ -45,6 +45,7 @@ PAGE_STYLE = (
     "background:#1f4d3a;color:#fff}"
     ".brand{font-weight:700;font-size:1.25rem;letter-spacing:.02em;color:#c59a3a}"
     "main{max-width:1100px;margin:0 auto;padding:1.5rem}"
+    "a{color:#2d5f9a;text-decoration:none}a:hover{text-decoration:underline}"
     "h1{margin:.25rem 0 .5rem;font-size:1.9rem}.muted{color:#6b746f}"
     "footer{text-align:center;color:#6b746f;padding:2rem 1rem;font-size:.9rem}"
     "@media (max-width:720px){main{padding:.75rem}.topbar{padding:.6rem .75rem}}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 import sys
@@ -225,7 +226,8 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   enabled         false takes the game off the ladder
 # Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
 # the same shape) is merged over them, game by game.
-LADDER_GAMES: dict[str, dict] = {game_id: dict(ladder_defaults(game_id)) for game_id in GAMES}
+# A deep copy: settings may be changed (tests do), the games' own constants never.
+LADDER_GAMES: dict[str, dict] = {game_id: copy.deepcopy(dict(ladder_defaults(game_id))) for game_id in GAMES}
 _LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
 
 
