@@ -17,7 +17,7 @@ worker (its code, its own queue and VAR_DIR), and every repeat plays the runner,
 the same tables and seeds. The database is migrated by this tree: the others must share its schema.
 
 Two kinds of seats: the built-in players (in-process, they answer at once) and the game's example bot
-(``bots/examples/<game>/main.py``, uploaded as a bot, run in the bwrap sandbox). Table sizes rotate over what the game
+(``games/<game>/example/main.py``, uploaded as a bot, run in the bwrap sandbox). Table sizes rotate over what the game
 allows, each seat a different bot (so every match is rated). Runs interleave runner and celery, repeat by repeat;
 figures are medians. Overhead = celery time per match / runner time per match - 1.
 """
@@ -87,7 +87,9 @@ def _make_bots(game_id: str, kind: str) -> list[Any]:
         return versions
     # Staff: the benchmark uploads more bots at once than the fair-use limits allow a user (docs/security.md).
     owner, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True})
-    code = (ROOT / "bots" / "examples" / game_id / "main.py").read_bytes()
+    from games.registry import example_dir
+
+    code = (example_dir(game_id) / "main.py").read_bytes()
     for i in range(game.max_players):
         bot = Bot.objects.filter(owner=owner, game=game_id, name=f"example-{i}").first()
         if bot is None:
@@ -184,7 +186,9 @@ def measure_game(
     pool: Any, game_id: str, kind: str, count: int, repeats: int, versions: list[Any], seed: int, trees: list[str]
 ) -> tuple[dict[str, dict], int]:
     """Runner and celery runs (one per tree) of one game, interleaved; medians by tree, and the next seed."""
-    code = str(ROOT / "bots" / "examples" / game_id)
+    from games.registry import example_dir
+
+    code = str(example_dir(game_id))
     runner_runs: list[float] = []
     celery_runs: dict[str, list[dict]] = {tree: [] for tree in trees}
     for _ in range(repeats):

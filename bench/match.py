@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/match.py [--matches 10] [--results FILE] [--baseline DIR]
 
-The bots are bots/examples/love_letter/main.py twice. Every mode plays the same seeds, interleaved:
+The bots are games/love_letter/example/main.py twice. Every mode plays the same seeds, interleaved:
 
 - ``in-process``: the same bot code imported into this process (each copy with its own ``random`` seeded as the
   bot seeds it) and played by ``games.simulate.play``: the same moves, no processes, no protocol;
@@ -39,13 +39,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, machine, median, quantile, record, table
+from bench.common import machine, median, quantile, record, table
 from bots.runner import Seat, prepare_match, run_match
 from bots.runner.match import Match
 from games.base import Player
+from games.registry import example_dir
 from games.simulate import play
 
-BOT_DIR = ROOT / "bots" / "examples" / "love_letter"
+BOT_DIR = example_dir("love_letter")
 GAME = "love_letter"
 
 

@@ -154,14 +154,14 @@ def _setup_league(database_url: str, redis_url: str) -> None:
     from django.contrib.auth.models import User
     from django.core.management import call_command
 
-    from games.registry import GAMES
+    from games.registry import GAMES, example_dir
     from league import services
 
     call_command("migrate", verbosity=0, interactive=False)
     services.do_register_builtin_bots()
     owner = User.objects.create_user("soak")
     for game_id in GAMES:
-        example = ROOT / "bots" / "examples" / game_id / "main.py"
+        example = example_dir(game_id) / "main.py"
         if example.exists():
             services.do_create_bot(owner, game_id, "example", example.read_bytes(), "main.py")
     for n in range(SLOW_BOTS):

@@ -11,9 +11,26 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, TypedDict, TypeGuard
 
 Action = dict[str, Any]
+
+
+class LadderDefaults(TypedDict, total=False):
+    """A game's own defaults for the league's ladder (``LADDER`` in ``games/<id>/__init__.py``); the league merges
+    its settings over them. The keys and their meaning: docs/ratings.md."""
+
+    table_sizes: list[int]  # player counts the ladder seats (default: all the game allows)
+    games_per_hour: int  # at most this many ladder matches of the game in any hour
+    max_in_flight: int  # queued or running ladder matches per bot
+    time_control: dict[str, int]  # {"move_ms": ..., "bank_ms": ...}
+    matchmaking: str  # "uncertainty" or "random"
+    enabled: bool
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """A whole number from JSON: an ``int`` and not a ``bool`` (``True`` is an ``int`` in Python, never in a rule)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class IllegalAction(Exception):
@@ -182,10 +199,10 @@ class State:
             raise RuntimeError("the game is not over")
         return self._outcome()
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         return copy.deepcopy(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         # The Game is a shared, immutable singleton: never copy it.
         memo[id(self.game)] = self.game
         new = object.__new__(type(self))

@@ -1,7 +1,7 @@
 """Golden playthroughs: one game written out state by state, for a human eye and for regression tests.
 
 python -m games.playthrough love_letter            # print it
-python -m games.playthrough --write                # rewrite every golden file under tests/games/playthroughs/
+python -m games.playthrough --write                # rewrite every golden file, games/<id>/playthrough.txt
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import argparse
 import json
 from pathlib import Path
 
-from games.registry import GAMES, builtin_players, get_game, make_player
+from games.registry import GAMES, builtin_players, game_dir, get_game, make_player
 
-GOLDEN_DIR = Path(__file__).resolve().parent.parent / "tests" / "games" / "playthroughs"
+GOLDEN_FILE = "playthrough.txt"
 GOLDEN_SEED = 7
 # Long legal lists (every bid combination) are cut in the file: the first ones show their shape.
 LEGAL_SHOWN = 24
@@ -29,8 +29,8 @@ def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) ->
     names = list(builtin_players(game_id))
     bots = [make_player(game_id, names[-1] if seat % 2 == 0 else "random", seed + seat) for seat in range(count)]
     state = game.new_state(count, seed)
-    for seat, bot in enumerate(bots):
-        bot.start(seat, count, state.options)
+    for start_seat, bot in enumerate(bots):
+        bot.start(start_seat, count, state.options)
     lines = [f"game {game.id} version {game.version} players {count} seed {seed}", ""]
     step = 0
     while (seat := state.to_move()) is not None:
@@ -40,9 +40,8 @@ def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) ->
             f"## step {step}: seat {seat} to move",
             f"public: {_dump(state.public_view())}",
             f"observation: {_dump(obs)}",
-            f"legal: {_dump(legal[:LEGAL_SHOWN])}" + (
-                f" ... and {len(legal) - LEGAL_SHOWN} more" if len(legal) > LEGAL_SHOWN else ""
-            ),
+            f"legal: {_dump(legal[:LEGAL_SHOWN])}"
+            + (f" ... and {len(legal) - LEGAL_SHOWN} more" if len(legal) > LEGAL_SHOWN else ""),
             f"action: {_dump(action)}",
         ]
         lines += [f"  > {line}" for line in state.apply(action)]
@@ -52,7 +51,8 @@ def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) ->
 
 
 def golden_path(game_id: str) -> Path:
-    return GOLDEN_DIR / f"{game_id}.txt"
+    """The golden file sits in the game's own folder, beside its engine."""
+    return game_dir(game_id) / GOLDEN_FILE
 
 
 def main() -> None:
@@ -62,7 +62,6 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="rewrite the golden files")
     args = parser.parse_args()
     if args.write:
-        GOLDEN_DIR.mkdir(parents=True, exist_ok=True)
         for game_id in [args.game] if args.game else list(GAMES):
             golden_path(game_id).write_text(render(game_id))
             print(f"wrote {golden_path(game_id)}")

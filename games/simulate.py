@@ -23,10 +23,10 @@ def play(
     for seat, player in enumerate(players):
         player.start(seat, len(players), state.options)
     for _ in range(MAX_DECISIONS):
-        seat = state.to_move()
-        if seat is None:
+        mover = state.to_move()
+        if mover is None:
             return state
-        state.apply(players[seat].act(state.observation(seat), state.legal_actions()))
+        state.apply(players[mover].act(state.observation(mover), state.legal_actions()))
     raise RuntimeError(f"{game_id} seed {seed}: no end after {MAX_DECISIONS} decisions")
 
 

@@ -6,7 +6,7 @@ the league's built-in bots or bots the owner chooses). Either way the games are 
 created through ``services.do_create_match`` (so ``run_match`` plays them and ratings ignore them), seats rotated
 one place per game, consecutive rotations sharing a deal. Results count, for each opponent, the pairwise games
 between the owner's seat and that opponent's seat (better rank wins, equal ranks draw) with an Elo-difference
-estimate and its 95% interval (``bots.sprt``). Writes are ``do_*`` functions; views and the API stay thin.
+estimate and its 95% interval (``bots.authoring.sprt``). Writes are ``do_*`` functions; views and the API stay thin.
 
 Each user may ask for at most ``CHALLENGE_GAMES_PER_HOUR`` games in any hour: beyond that ``RateLimited`` (429)
 says when enough of the hour's earlier games will have aged out.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 import sys
@@ -9,6 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from bots.packaging import MAX_UPLOAD_BYTES
+from games.registry import GAMES, VIEWER_DIR, ladder_defaults
 from league.env import (
     ConfigError,
     database_from_url,
@@ -127,6 +129,9 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "league.staticfinders.GameViewerFinder",  # each game's replay renderer: games/<id>/viewer.js
 ]
+# The replay viewer's shell (viewer.js, kit.js, generic.js, viewer.css) is the games package's; the site serves it at
+# static/league/viewer/, the URL its pages have always used. The local viewer (bots/viewer.py) serves the same files.
+STATICFILES_DIRS = [("league/viewer", str(VIEWER_DIR))]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -243,14 +248,10 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
 #   matchmaking     "uncertainty" (the default) or "random"
 #   enabled         false takes the game off the ladder
-# The environment variable LADDER_GAMES (JSON, the same shape) is merged over these, game by game.
-LADDER_GAMES: dict[str, dict] = {
-    "love_letter": {"table_sizes": [2, 3, 4], "games_per_hour": 1200},
-    "high_society": {"games_per_hour": 600},
-    "ranczo": {"games_per_hour": 600},
-    "ten": {"games_per_hour": 600},
-    "barbarossa": {"games_per_hour": 300},
-}
+# Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
+# the same shape) is merged over them, game by game.
+# A deep copy: settings may be changed (tests do), the games' own constants never.
+LADDER_GAMES: dict[str, dict] = {game_id: copy.deepcopy(dict(ladder_defaults(game_id))) for game_id in GAMES}
 _LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
 
 

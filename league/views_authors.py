@@ -1,7 +1,7 @@
 """Pages for bot authors: "Write your first bot", per-game references and starter kits (generated from the engines
-by ``bots.starter``), and challenges / version tests (``league.challenges``).
+by ``bots.authoring.starter``), and challenges / version tests (``league.challenges``).
 
-The first-bot page is ``docs/first-bot.md`` rendered here, so the site and the docs say the same thing; the
+The first-bot page is ``league/guides/first-bot.md`` rendered here (docs/ points to it: one copy of the text); the
 reference pages and kits come from a real game played by the engine, so they cannot drift from the code.
 """
 
@@ -28,7 +28,8 @@ from league import challenges, services, visibility
 from league.forms import ChallengeForm, first_error
 from league.models import Bot, BotVersion, Challenge
 
-FIRST_BOT_DOC = Path(settings.BASE_DIR) / "docs" / "first-bot.md"
+# The site's own guide, in the package: nothing at run time reads docs/.
+FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
 
 
@@ -72,7 +73,7 @@ def _table(rows: list[str]) -> str:
 
 
 def render_markdown(text: str) -> SafeString:
-    """Markdown as written in docs/: headings, paragraphs, ``-``/``1.`` lists (continuation lines indented),
+    """Markdown as written in our guides: headings, paragraphs, ``-``/``1.`` lists (continuation lines indented),
     fenced code, pipe tables, and inline code, links, bold and italics. All text is escaped; raw HTML is not
     passed through (HTML comments are dropped)."""
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
@@ -164,7 +165,7 @@ def _games() -> list[Any]:
 
 
 def first_bot(request: HttpRequest) -> HttpResponse:
-    """docs/first-bot.md, with the table of games and their kits where the doc has its ``<!-- games -->`` marker."""
+    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker."""
     site = request.build_absolute_uri("/").rstrip("/")
     text = FIRST_BOT_DOC.read_text(encoding="utf-8").replace("https://SITE", site)
     before, marker, after = text.partition(GAMES_MARKER)

@@ -21,7 +21,8 @@ MODULES = {
     _module_name(path): path
     for package in PACKAGES
     for path in (ROOT / package).rglob("*.py")
-    if "examples" not in path.parts and "migrations" not in path.parts
+    # Example bots are standalone programs; a game's own tests (games/<id>/tests/) are tests, not the game.
+    if not {"examples", "example", "tests", "migrations"} & set(path.relative_to(ROOT).parts)
 }
 
 

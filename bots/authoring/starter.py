@@ -4,11 +4,12 @@
 seat would have been sent: the ``start`` message, every ``act`` message, an ``action`` reply and the ``end`` message,
 built with the same ``bots.protocol`` functions the runner uses. From that record it derives the observation fields
 (with the JSON types seen over the whole game, every seat), the shapes of the legal actions, and it pairs each field
-with its description from ``docs/games/<game>.md``. The league's reference pages and ``build_kit`` read it.
+with its description from the game's rules reference (``games/<game>/RULES.md``, read through
+``games.registry.rules_text``). The league's reference pages and ``build_kit`` read it.
 
 ``build_kit(game_id)`` is the starter kit, a zip with one top-level folder (uploadable as it is):
 
-- ``main.py``: the game's example bot (``bots/examples/<game>/main.py``), plain protocol, standard library only;
+- ``main.py``: the game's example bot (``games/<game>/example/main.py``), plain protocol, standard library only;
 - ``main_sdk.py`` and ``parlour_sdk.py``: the same strategy on the SDK, and the SDK itself, importable next to it;
 - ``README.md``: the rules in brief, the observation fields with a real example, the actions, every protocol
   message, how to run it locally and how to upload it;
@@ -34,13 +35,10 @@ from typing import Any
 
 from bots import protocol
 from bots.limits import Limits
-from games.registry import builtin_players, get_game, make_player
+from games.registry import builtin_players, example_dir, get_game, make_player, rules_text
 from games.simulate import MAX_DECISIONS
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SDK_SOURCE = Path(__file__).resolve().parents[1] / "sdk" / "__init__.py"
-DOCS = ROOT / "docs" / "games"
 
 SAMPLE_SEED = 7
 SAMPLE_ACTS = 24  # act messages kept for the smoke test (spread evenly over the focus seat's decisions)
@@ -90,7 +88,7 @@ class Reference:
     actions: list[ActionShape]
     messages: dict[str, dict[str, Any]]  # start, ready, act, action, end
     acts: list[dict[str, Any]] = field(default_factory=list)  # a sample of the seat's act messages, in order
-    doc_sections: dict[str, str] = field(default_factory=dict)  # "rules", "actions", from docs/games/<id>.md
+    doc_sections: dict[str, str] = field(default_factory=dict)  # "rules", "actions", from games/<id>/RULES.md
     undocumented: list[str] = field(default_factory=list)  # fields the engine sends that the doc does not describe
     documented_missing: list[str] = field(default_factory=list)  # fields the doc describes that never appeared
 
@@ -314,14 +312,9 @@ def _action_shapes(legal_lists: list[list[dict[str, Any]]]) -> list[ActionShape]
 _SECTIONS = {"rules": "the rules in brief", "actions": "action reference", "options": "options"}
 
 
-def _doc_text(game_id: str) -> str:
-    path = DOCS / f"{game_id}.md"
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
-
-
 def _doc_sections(game_id: str) -> dict[str, str]:
-    """The sections of docs/games/<game>.md worth repeating for bot authors, by key (markdown, heading removed)."""
-    text = _doc_text(game_id)
+    """The sections of the game's RULES.md worth repeating for bot authors, by key (markdown, heading removed)."""
+    text = rules_text(game_id)
     sections: dict[str, str] = {}
     for match in re.finditer(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S):
         heading = match.group(1).strip().lower()
@@ -333,7 +326,7 @@ def _doc_sections(game_id: str) -> dict[str, str]:
 
 def _doc_fields(game_id: str) -> dict[str, str]:
     """Field descriptions from the doc's "Observation reference" table: ``| `name` | type | meaning |``."""
-    text = _doc_text(game_id)
+    text = rules_text(game_id)
     section = re.search(r"^## Observation reference\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
     found: dict[str, str] = {}
     if section is None:
@@ -511,7 +504,7 @@ if __name__ == "__main__":
 
 
 def readme(game_id: str, site_url: str = "") -> str:
-    """The kit's README.md: everything a first bot needs, generated from the engine and docs/games/<game>.md."""
+    """The kit's README.md: everything a first bot needs, generated from the engine and the game's RULES.md."""
     ref = reference(game_id)
     site = site_url.rstrip("/")
     folder = _folder(game_id)
@@ -669,7 +662,7 @@ def readme(game_id: str, site_url: str = "") -> str:
         ]
     lines += [
         "- The protocol in full (time control, faults, the replay): `docs/protocol.md` in Parlour",
-        f"- The rules and every engine choice: `docs/games/{game_id}.md` in Parlour",
+        f"- The rules and every engine choice: `games/{game_id}/RULES.md` in Parlour",
         "",
     ]
     return "\n".join(lines)
@@ -682,7 +675,7 @@ def _cell(text: str) -> str:
 def build_kit(game_id: str, site_url: str = "") -> bytes:
     """The starter kit zip for ``game_id`` (deterministic: the same bytes for the same code)."""
     ref = reference(game_id)
-    example = EXAMPLES / game_id / "main.py"
+    example = example_dir(game_id) / "main.py"
     if not example.is_file():
         raise FileNotFoundError(f"{game_id} has no example bot at {example}")
     samples = [ref.messages["start"], *ref.acts, ref.messages["end"]]

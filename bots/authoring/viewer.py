@@ -1,9 +1,10 @@
 """``python -m bots view replay.json``: watch a replay locally in the league's own viewer.
 
-A tiny ``http.server`` on 127.0.0.1 serves one standalone page, the league's viewer files
-(``league/static/league/viewer/``, read as files: nothing here imports Django or the league), each game's renderer
-(``games/<id>/viewer.js``) and the frames of the replay, re-simulated by ``games.frames`` exactly as the league's
-API does. So a replay looks the same on a laptop as on the match page.
+A tiny ``http.server`` on 127.0.0.1 serves one standalone page, the viewer's shell (``games/viewer/``, the same
+files the league's site serves), each game's renderer (``games/<id>/viewer.js``) and the frames of the replay,
+re-simulated by ``games.frames`` exactly as the league's API does. Every file is found through ``games.registry``:
+nothing here imports Django or reads the league's folders. So a replay looks the same on a laptop as on the match
+page. The URLs are the site's (``/static/league/viewer/...``, ``/static/games/<id>/viewer.js``).
 
 Accepted files: a ``parlour-replay/1`` document (``python -m bots play ... --replay FILE``, or a match page's
 "Replay JSON" download), or a match result that holds one under ``"replay"``.
@@ -25,16 +26,29 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import games
 from games.frames import ReplayError, frames
+from games.registry import GAMES, VIEWER_DIR, renderer_path
 
-GAMES_DIR = Path(games.__file__).resolve().parent
-# The league's static files, read from the source tree (or the installed package): league/static/league/.
-LEAGUE_STATIC = GAMES_DIR.parent / "league" / "static" / "league"
-SERVED_LEAGUE_FILES = ("site.css",)  # besides everything under viewer/
+SHELL_URL = "league/viewer"  # under /static/: where the site serves the viewer's shell, so the pages are alike
+SHELL_SUFFIXES = (".js", ".css")
 FAVICON = (
     b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f4d3a"/>'
     b'<text x="8" y="12.5" font-size="12" text-anchor="middle" fill="#c59a3a">&#9824;</text></svg>'
+)
+
+# The page around the viewer: the site's colours and layout in brief (the viewer itself is styled by viewer.css).
+PAGE_STYLE = (
+    "*{box-sizing:border-box}"
+    "body{margin:0;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1d2321;"
+    "background:#fbfaf6;line-height:1.5}"
+    ".topbar{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;padding:.75rem 1.5rem;"
+    "background:#1f4d3a;color:#fff}"
+    ".brand{font-weight:700;font-size:1.25rem;letter-spacing:.02em;color:#c59a3a}"
+    "main{max-width:1100px;margin:0 auto;padding:1.5rem}"
+    "a{color:#2d5f9a;text-decoration:none}a:hover{text-decoration:underline}"
+    "h1{margin:.25rem 0 .5rem;font-size:1.9rem}.muted{color:#6b746f}"
+    "footer{text-align:center;color:#6b746f;padding:2rem 1rem;font-size:.9rem}"
+    "@media (max-width:720px){main{padding:.75rem}.topbar{padding:.6rem .75rem}}"
 )
 
 PAGE = """<!doctype html>
@@ -44,8 +58,8 @@ PAGE = """<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>{title} · replay · Parlour</title>
   <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-  <link rel="stylesheet" href="/static/league/site.css">
   <link rel="stylesheet" href="/static/league/viewer/viewer.css">
+  <style>{style}</style>
 </head>
 <body>
 <header class="topbar"><span class="brand">♠ Parlour</span><nav><span>local replay viewer</span></nav></header>
@@ -96,6 +110,7 @@ def page(replay: dict[str, Any], source: str) -> str:
         f"{len(replay.get('moves') or [])} moves"
     )
     return PAGE.format(
+        style=PAGE_STYLE,
         title=escape(title),
         summary=escape(summary),
         source=escape(source),
@@ -145,8 +160,9 @@ def make_handler(replay: dict[str, Any], source: str, quiet: bool = True) -> typ
                         return self._error(HTTPStatus.CONFLICT, exc.code, str(exc))
                     except ValueError as exc:
                         return self._error(HTTPStatus.BAD_REQUEST, "invalid", str(exc))
-                    renderer = GAMES_DIR / document["game"] / "viewer.js"
-                    document["renderer"] = f"/static/games/{document['game']}/viewer.js" if renderer.is_file() else None
+                    game_id = document["game"]
+                    has_renderer = renderer_path(game_id) is not None
+                    document["renderer"] = f"/static/games/{game_id}/viewer.js" if has_renderer else None
                     cache[seat] = json.dumps(document, separators=(",", ":")).encode()
                 body = cache[seat]
             self._send(HTTPStatus.OK, body, "application/json")
@@ -156,12 +172,10 @@ def make_handler(replay: dict[str, Any], source: str, quiet: bool = True) -> typ
             file: Path | None = None
             if ".." in parts or "" in parts:
                 file = None
-            elif parts[:2] == ["league", "viewer"] and len(parts) == 3:
-                file = LEAGUE_STATIC / "viewer" / parts[2]
-            elif parts[0] == "league" and len(parts) == 2 and parts[1] in SERVED_LEAGUE_FILES:
-                file = LEAGUE_STATIC / parts[1]
-            elif parts[0] == "games" and len(parts) == 3 and parts[2] == "viewer.js":
-                file = GAMES_DIR / parts[1] / "viewer.js"
+            elif "/".join(parts[:2]) == SHELL_URL and len(parts) == 3 and parts[2].endswith(SHELL_SUFFIXES):
+                file = VIEWER_DIR / parts[2]
+            elif parts[0] == "games" and len(parts) == 3 and parts[2] == "viewer.js" and parts[1] in GAMES:
+                file = renderer_path(parts[1])
             if file is None or not file.is_file():
                 return self._error(HTTPStatus.NOT_FOUND, "not_found", f"no static file {relative}")
             kind = "text/javascript" if file.suffix == ".js" else mimetypes.guess_type(file.name)[0] or "text/plain"

@@ -1,1 +1,6 @@
 """Barbarossa: a digital adaptation of Klaus Teuber's clay-riddle game (shared/rules/barbarossa.md)."""
+
+from games.base import LadderDefaults
+
+# The league's ladder for this game unless its settings say otherwise (league/settings.py merges LADDER_GAMES over it).
+LADDER: LadderDefaults = {"games_per_hour": 300}

@@ -16,9 +16,9 @@ import json
 import random
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from games.base import Action, Game, GameSpec, IllegalAction, InvalidOptions, Outcome, State
+from games.base import Action, Game, GameSpec, IllegalAction, InvalidOptions, Outcome, State, is_int
 
 # ----- the lexicon (public: bots get it in the ``start`` message) ---------------------------------------------------
 LEXICON_PATH = Path(__file__).with_name("lexicon.json")
@@ -35,7 +35,8 @@ POSITIONS: tuple[int | str, ...] = (*range(1, LONGEST_WORD + 1), "last")
 
 def answer_for(word: str, feature: str) -> str:
     """The lexicon's answer to "is <word> <feature>?": yes, no, maybe or cant_say (a feature left out)."""
-    return LEXICON["words"][word].get(feature, "cant_say")
+    answer: str = LEXICON["words"][word].get(feature, "cant_say")
+    return answer
 
 
 def letter_at(word: str, position: int | str) -> str:
@@ -116,10 +117,6 @@ PHASE_KEYS: dict[str, tuple[str, ...]] = {
     "question": ("ask", "guess", "stop"),
     "curse": ("pass", "curse"),
 }
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _fields(value: object, what: str, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -334,7 +331,7 @@ class BarbarossaState(State):
         return {"word": word, "sculpture": list(sculpture)}
 
     def _check_paid_move(self, seat: int, value: object) -> int:
-        if not _is_int(value):
+        if not is_int(value):
             raise IllegalAction('a paid move is {"move": k} with a whole number k from 1 to 6')
         assert isinstance(value, int)
         if not 1 <= value <= MAX_PAID_MOVE:
@@ -349,7 +346,7 @@ class BarbarossaState(State):
         if obj["maker"] == seat:
             raise IllegalAction(f"{what} goes to an opponent: {obj['id']} is your own object")
         position = fields["position"]
-        if position != "last" and not (_is_int(position) and 1 <= position <= LONGEST_WORD):
+        if position != "last" and not (is_int(position) and 1 <= position <= LONGEST_WORD):
             raise IllegalAction(f'{what}: the position is a whole number from 1 to {LONGEST_WORD} or "last"')
         return {"object": obj["id"], "position": position}
 
@@ -657,7 +654,7 @@ class BarbarossaState(State):
         return view
 
     # ----- cloning and hidden-information checks -----------------------------------------------------------------
-    def clone(self) -> BarbarossaState:
+    def clone(self) -> Self:
         # Faster than the base deepcopy: actions and log entries are never mutated once recorded, so the lists that
         # hold them are copied shallowly; only the objects and the per-seat counters are mutable in place.
         new = object.__new__(type(self))
@@ -785,7 +782,7 @@ class BarbarossaGame(Game):
             if rule["type"] == "boolean":
                 if not isinstance(value, bool):
                     raise InvalidOptions(f"option {name} must be true or false, not {value!r}")
-            elif not _is_int(value) or not rule["minimum"] <= value <= rule["maximum"]:
+            elif not is_int(value) or not rule["minimum"] <= value <= rule["maximum"]:
                 raise InvalidOptions(
                     f"option {name} must be a whole number from {rule['minimum']} to {rule['maximum']}"
                 )

@@ -207,8 +207,8 @@ def first_after_arrow(obs: dict[str, Any], object_id: str, options: dict[str, An
         for o in obs["objects"]:
             lost = NO_ARROW_PENALTY if arrows[o["id"]] == 0 else ONE_ARROW_PENALTY if arrows[o["id"]] == 1 else 0
             hats[o["maker"]] -= lost
-    scores = [max(0, hat) for hat in hats]
-    return scores[seat] >= max(scores)
+    scores: list[int] = [max(0, hat) for hat in hats]
+    return bool(scores[seat] >= max(scores))
 
 
 class Reasoner(Player):

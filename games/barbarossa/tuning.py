@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from games.barbarossa.engine import LAST_ARROW
+from games.barbarossa.engine import LAST_ARROW, BarbarossaState
 from games.registry import make_player
 from games.simulate import play, win_rate
 
@@ -53,6 +53,7 @@ def between_reasoners(players: int, seeds: range, player: str = "reasoner") -> F
     for seed in seeds:
         bots = [make_player("barbarossa", player, seed * 100 + seat) for seat in range(players)]
         state = play("barbarossa", bots, seed)
+        assert isinstance(state, BarbarossaState)  # play() returns the game's own state class
         figures.games += 1
         figures.arrows[state.arrows_total] += 1
         figures.last_arrow += state.end_reason == "last_arrow"

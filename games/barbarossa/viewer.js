@@ -43,20 +43,9 @@ export const css = `
 .bb-score .bb-dot { position: absolute; top: .42rem; transform: translateX(-50%); }
 .bb-score .bb-end { position: absolute; right: -.5rem; top: .3rem; font-size: .8rem; color: #f3c34b; }
 .bb-scale { display: flex; justify-content: space-between; font-size: .62rem; color: #cfe0d4; margin: .1rem .6rem 0; }
-.bb-makers { display: grid; grid-template-columns: repeat(auto-fit, minmax(17rem, 1fr)); gap: .7rem; }
-.bb-seat { background: rgba(0,0,0,.22); border: 1px solid rgba(255,255,255,.12); border-radius: .7rem; padding: .6rem .7rem;
-  display: grid; gap: .45rem; align-content: start; min-width: 0; }
-.bb-seat.bb-turn { border-color: #f3c34b; box-shadow: 0 0 0 1px #f3c34b inset; }
-.bb-seat.bb-me { background: rgba(255,255,255,.1); }
-.bb-head { display: flex; align-items: center; gap: .4rem; flex-wrap: wrap; }
-.bb-head .pv-chip { color: #fff; min-width: 0; }
+.bb-makers { --pv-seat-min: 17rem; }
 .bb-hat { margin-left: auto; font-weight: 800; color: #f3c34b; white-space: nowrap; }
 .bb-stats { display: flex; flex-wrap: wrap; gap: .2rem .8rem; font-size: .8rem; color: #e4efe7; }
-.bb-badge { font-size: .68rem; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: .05rem .45rem;
-  border-radius: 999px; background: rgba(255,255,255,.16); color: #fff; }
-.bb-badge.bb-b-turn { background: #f3c34b; color: #2b2418; }
-.bb-badge.bb-b-you { background: #fff; color: #1f4d3a; }
-.bb-badge.bb-b-win { background: #c59a3a; color: #2b2418; }
 .bb-obj { background: #fffdf6; color: #2b2418; border-radius: .5rem; padding: .4rem .55rem; display: grid; gap: .25rem;
   box-shadow: 0 2px 4px rgba(0,0,0,.3); border-left: .3rem solid #b89a6a; }
 .bb-obj.bb-solved1 { border-left-color: #d9a520; } .bb-obj.bb-solved2 { border-left-color: #3a8f5c; }
@@ -76,7 +65,7 @@ export const css = `
 .bb-log div b { color: #fff; }
 @media (max-width: 720px) {
   .bb-loop { grid-template-columns: repeat(6, minmax(0, 1fr)); }
-  .bb-makers { grid-template-columns: minmax(0, 1fr); }
+  .pv-seats.bb-makers { grid-template-columns: minmax(0, 1fr); }
 }
 `;
 
@@ -153,9 +142,9 @@ export function render(view, ctx) {
     const me = view.seat === s;
     const turn = view.to_move === s;
     const badges = [];
-    if (me) badges.push(h("span", { class: "bb-badge bb-b-you" }, "you"));
-    if (turn) badges.push(h("span", { class: "bb-badge bb-b-turn" }, "to act"));
-    if (over && (view.winners || []).includes(s)) badges.push(h("span", { class: "bb-badge bb-b-win" }, "★ winner"));
+    if (me) badges.push(h("span", { class: "pv-badge pv-b-you" }, "you"));
+    if (turn) badges.push(h("span", { class: "pv-badge pv-b-turn" }, "to act"));
+    if (over && (view.winners || []).includes(s)) badges.push(h("span", { class: "pv-badge pv-b-win" }, "★ winner"));
     const objects = view.objects.filter((o) => o.maker === s).map((o) => {
       const word = o.word
         ? h("span", { class: "bb-word" }, o.word)
@@ -181,8 +170,8 @@ export function render(view, ctx) {
     makers.push(
       h(
         "section",
-        { class: ["bb-seat", turn && "bb-turn", me && "bb-me"], dataset: { seat: String(s) } },
-        h("div", { class: "bb-head" }, ctx.seatChip(s), badges, h("span", { class: "bb-hat", title: "hat on the scoring track" }, `♛ ${view.hats[s]}`)),
+        { class: ["pv-seat", "bb-seat", turn && "pv-turn", me && "pv-me"], dataset: { seat: String(s) } },
+        h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges, h("span", { class: "bb-hat", title: "hat on the scoring track" }, `♛ ${view.hats[s]}`)),
         h("div", { class: "bb-stats" },
           h("span", { title: "elfstones (pay one per space to move exactly)" }, `◆ ${view.elfstones[s]} elfstones`),
           h("span", { title: "curse tokens" }, `✶ ${view.curses[s]} curses`),
@@ -201,7 +190,7 @@ export function render(view, ctx) {
       guesses.map((g) => h("div", null, `seat ${g.guesser} guessed ${g.object}${g.word ? ` as “${g.word}”` : ""}${g.curse ? " with a curse" : ""}: `, h("b", null, g.right ? "right" : "wrong"))),
     )));
   }
-  parts.push(h("div", { class: "bb-makers" }, makers));
+  parts.push(h("div", { class: ["pv-seats", "bb-makers"] }, makers));
   if (over && view.end_reason) parts.push(h("div", { class: "bb-label" }, `The game ended: ${view.end_reason}`));
   return h("div", { class: "bb" }, parts);
 }

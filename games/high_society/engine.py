@@ -53,7 +53,8 @@ def card_from_json(value: Any) -> Card:
         elif kind == "prestige" and set(value) == {"kind"}:
             return PRESTIGE
         elif kind == "scandal" and set(value) == {"kind", "effect"} and value["effect"] in SCANDALS:
-            return value["effect"]
+            effect: str = value["effect"]
+            return effect
     raise ValueError(f"{value!r} is not a High Society status card")
 
 
@@ -70,7 +71,7 @@ def score(cards: list[Card]) -> Fraction:
     total *= 2 ** cards.count(PRESTIGE)
     if FRAUD in cards:
         total /= 2
-    return total
+    return Fraction(total)
 
 
 def score_json(value: Fraction) -> int | float:

@@ -77,8 +77,8 @@ class HeuristicPlayer(Player):
         never cast out; earlier it may dip below them by a share of their money that shrinks with each red-ring
         card, since they will spend too (but a nearly broke opponent cannot spend much more)."""
         seat = obs["seat"]
-        total = sum(obs["money"]) + sum(obs["bids"][seat])
-        floor = min(
+        total: int = sum(obs["money"]) + sum(obs["bids"][seat])
+        floor: int = min(
             sum(obs["money_of"][other]) + sum(obs["bids"][other]) for other in range(obs["players"]) if other != seat
         )
         dip = int(floor * self.DIP_SHARE * max(3 - obs["red_revealed"], 0) / 3)
@@ -88,7 +88,7 @@ class HeuristicPlayer(Player):
         if card["kind"] == "guest":
             if obs["pending_discard"][obs["seat"]]:
                 return 0.0  # the waiting Gossip would take it at once
-            return card["value"] * max(_multiplier(mine), 1.0)
+            return float(card["value"] * max(_multiplier(mine), 1.0))
         # Prestige doubles everything: what we have now and what we may still win.
         return max(_base_score(mine), 0.0) * _multiplier(mine) + self.PRESTIGE_FUTURE
 

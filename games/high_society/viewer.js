@@ -34,19 +34,7 @@ export const css = `
 .hs-card.hs-sm.hs-red::after { width: .45rem; height: .45rem; top: .15rem; right: .15rem; }
 .hs-card.hs-back { background: repeating-linear-gradient(135deg, #3f2b57 0 6px, #4d356a 6px 12px); border-color: #c9b27a; }
 .hs-card.hs-new { outline: 3px solid #f3c34b; outline-offset: 1px; }
-.hs-seats { display: grid; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); gap: .7rem; }
-.hs-seat { background: rgba(0,0,0,.22); border: 1px solid rgba(255,255,255,.12); border-radius: .7rem; padding: .6rem .7rem;
-  display: grid; gap: .45rem; align-content: start; min-width: 0; }
-.hs-seat.hs-turn { border-color: #f3c34b; box-shadow: 0 0 0 1px #f3c34b inset; }
-.hs-seat.hs-me { background: rgba(255,255,255,.1); }
-.hs-head { display: flex; align-items: center; gap: .4rem; flex-wrap: wrap; }
-.hs-head .pv-chip { color: #fff; min-width: 0; }
-.hs-badge { font-size: .68rem; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: .05rem .45rem;
-  border-radius: 999px; background: rgba(255,255,255,.16); color: #fff; }
-.hs-badge.hs-b-turn { background: #f3c34b; color: #2b2418; }
-.hs-badge.hs-b-you { background: #fff; color: #1f4d3a; }
-.hs-badge.hs-b-out { background: #9b2c2c; }
-.hs-badge.hs-b-win { background: #c59a3a; color: #2b2418; }
+.hs-seats { --pv-seat-min: 16rem; }
 .hs-row { display: flex; flex-wrap: wrap; gap: .25rem; align-items: center; min-height: 1.6rem; }
 .hs-label2 { font-size: .68rem; text-transform: uppercase; letter-spacing: .06em; color: #cfe0d4; }
 .hs-money { display: inline-grid; place-items: center; min-width: 1.9rem; height: 1.45rem; padding: 0 .3rem;
@@ -60,7 +48,7 @@ export const css = `
 .hs-score { font-size: .9rem; color: #fff; }
 .hs-score b { font-size: 1.2rem; }
 .hs-deck { font-size: .8rem; color: #cfe0d4; }
-@media (max-width: 520px) { .hs-seats { grid-template-columns: minmax(0, 1fr); } .hs-card { width: 4rem; height: 5.6rem; } }
+@media (max-width: 520px) { .hs-card { width: 4rem; height: 5.6rem; } }
 `;
 
 function isRed(card) {
@@ -129,12 +117,12 @@ export function render(view, ctx) {
     const turn = view.to_move === s;
     const me = view.seat === s;
     const badges = [];
-    if (me) badges.push(h("span", { class: "hs-badge hs-b-you" }, "you"));
-    if (turn) badges.push(h("span", { class: "hs-badge hs-b-turn" }, view.phase === "discard" ? "to discard" : "to bid"));
-    if (view.passed[s] && !over) badges.push(h("span", { class: "hs-badge" }, "passed"));
-    if (view.pending_discard[s]) badges.push(h("span", { class: "hs-badge" }, "Gossip waiting"));
-    if (result && result.cast_out[s]) badges.push(h("span", { class: "hs-badge hs-b-out" }, "cast out"));
-    if (result && !result.cast_out[s] && result.scores[s] === best) badges.push(h("span", { class: "hs-badge hs-b-win" }, "★ best"));
+    if (me) badges.push(h("span", { class: "pv-badge pv-b-you" }, "you"));
+    if (turn) badges.push(h("span", { class: "pv-badge pv-b-turn" }, view.phase === "discard" ? "to discard" : "to bid"));
+    if (view.passed[s] && !over) badges.push(h("span", { class: "pv-badge" }, "passed"));
+    if (view.pending_discard[s]) badges.push(h("span", { class: "pv-badge" }, "Gossip waiting"));
+    if (result && result.cast_out[s]) badges.push(h("span", { class: "pv-badge pv-b-out" }, "cast out"));
+    if (result && !result.cast_out[s] && result.scores[s] === best) badges.push(h("span", { class: "pv-badge pv-b-win" }, "★ best"));
 
     const hand = [...view.money_of[s]].sort((a, b) => a - b);
     const bid = view.bids[s];
@@ -142,8 +130,8 @@ export function render(view, ctx) {
     seats.push(
       h(
         "section",
-        { class: ["hs-seat", turn && "hs-turn", me && "hs-me", view.passed[s] && "hs-passed"], dataset: { seat: String(s) } },
-        h("div", { class: "hs-head" }, ctx.seatChip(s), badges),
+        { class: ["pv-seat", "hs-seat", turn && "pv-turn", me && "pv-me", view.passed[s] && "hs-passed"], dataset: { seat: String(s) } },
+        h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges),
         h("div", { class: "hs-label2" }, `Money in hand · ${sum(hand)}`),
         h("div", { class: "hs-row" }, hand.length ? hand.map((v) => money(h, v)) : h("span", { class: "hs-none" }, "none")),
         h("div", { class: "hs-label2" }, "Bid"),
@@ -156,7 +144,7 @@ export function render(view, ctx) {
       ),
     );
   }
-  const parts = [top, h("div", { class: "hs-seats" }, seats)];
+  const parts = [top, h("div", { class: ["pv-seats", "hs-seats"] }, seats)];
   if (ctx.revealed && Array.isArray(view.deck)) {
     parts.push(h("div", { class: "hs-deck" }, view.deck.length ? ["Never auctioned, in deck order: ", h("span", { class: "hs-row" }, view.deck.map((c) => statusCard(h, c, { small: true })))] : "The deck was used up."));
   }

@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State
+from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State, is_int
 
 GUARD, PRIEST, BARON, HANDMAID, PRINCE, KING, COUNTESS, PRINCESS = range(1, 9)
 
@@ -135,7 +135,7 @@ class LoveLetterState(State):
         if "card" not in action:
             return "an action must name the 'card' you discard"
         card = action["card"]
-        if not _is_int(card) or not GUARD <= card <= PRINCESS:
+        if not is_int(card) or not GUARD <= card <= PRINCESS:
             return f"'card' must be a card value from 1 (Guard) to 8 (Princess), not {card!r}"
         if card not in hand:
             return f"you do not hold {_a(card)}; your hand is {' and '.join(NAMES[c] for c in hand)}"
@@ -155,7 +155,7 @@ class LoveLetterState(State):
                 return f"{_a(card)} must name a 'target': you may choose seat(s) {_seat_list(choosable)}"
         else:
             target = action["target"]
-            if not _is_int(target) or not 0 <= target < self.players:
+            if not is_int(target) or not 0 <= target < self.players:
                 return f"there is no seat {target!r} in a {self.players}-player game"
             if target == seat and card != PRINCE:
                 return f"{_a(card)} must target another player, not yourself"
@@ -171,9 +171,9 @@ class LoveLetterState(State):
                 return "a Guard must name a card: 'guess' from 2 (Priest) to 8 (Princess)"
             else:
                 guess = action["guess"]
-                if guess == GUARD and _is_int(guess):
+                if guess == GUARD and is_int(guess):
                     return "a Guard cannot name Guard"
-                if not _is_int(guess) or not PRIEST <= guess <= PRINCESS:
+                if not is_int(guess) or not PRIEST <= guess <= PRINCESS:
                     return f"'guess' must be a card value from 2 (Priest) to 8 (Princess), not {guess!r}"
         return f"{action!r} is not a legal action"
 
@@ -423,10 +423,6 @@ class LoveLetterState(State):
         )
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _seat_list(seats: list[int]) -> str:
     return ", ".join(str(s) for s in seats)
 
@@ -487,7 +483,7 @@ class LoveLetterGame(Game):
             raise InvalidOptions(f"Love Letter has no option(s) {', '.join(unknown)}; the only option is 'deck'")
         if "deck" in options:
             deck = options["deck"]
-            if not isinstance(deck, list) or not all(_is_int(c) for c in deck):
+            if not isinstance(deck, list) or not all(is_int(c) for c in deck):
                 raise InvalidOptions("'deck' must be a list of card values (integers 1 to 8)")
             if Counter(deck) != Counter(FULL_DECK):
                 raise InvalidOptions(

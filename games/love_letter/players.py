@@ -133,7 +133,7 @@ class HeuristicPlayer(Player):
     def _keep_value(self, obs: dict[str, Any], kept: int, card: int, target: int | None) -> float:
         # Late in the round the kept card decides the showdown; early it matters less.
         lateness = 1.0 - obs["deck_size"] / 11.0
-        value = kept * (0.15 + 0.5 * max(lateness, 0.0))
+        value: float = kept * (0.15 + 0.5 * max(lateness, 0.0))
         if card == KING and target is not None:
             return 0.0  # the kept card is given away; _effect valued the trade
         # A card another player has seen invites their Guard (a Guard cannot be named, so it is safe).

@@ -46,11 +46,7 @@ export const css = `
   min-width: 1.5rem; height: 1.5rem; display: grid; place-items: center; font-weight: 800; font-size: .8rem; z-index: 1; }
 .ll-v1 { --ll: #5b6f86; } .ll-v2 { --ll: #2f8a8a; } .ll-v3 { --ll: #8a5a2f; } .ll-v4 { --ll: #4b8a3c; }
 .ll-v5 { --ll: #2d5f9a; } .ll-v6 { --ll: #6b3fa0; } .ll-v7 { --ll: #b0304f; } .ll-v8 { --ll: #c08a17; }
-.ll-seats { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .7rem; }
-.ll-seat { background: rgba(0,0,0,.22); border: 1px solid rgba(255,255,255,.12); border-radius: .7rem; padding: .6rem .7rem .7rem;
-  display: grid; gap: .45rem; align-content: start; min-width: 0; }
-.ll-seat.ll-turn { border-color: #f3c34b; box-shadow: 0 0 0 1px #f3c34b inset; }
-.ll-seat.ll-me { background: rgba(255,255,255,.1); }
+.pv-seat.ll-seat { padding-bottom: .7rem; }
 .ll-seat.ll-out { opacity: .62; }
 .ll-seat.ll-out .ll-hand { filter: grayscale(1); }
 .ll-head { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .5rem; }
@@ -59,12 +55,7 @@ export const css = `
 .ll-tokens .ll-empty { color: rgba(255,255,255,.28); }
 .ll-badges { display: flex; flex-wrap: wrap; gap: .25rem; }
 .ll-badges:empty { display: none; }
-.ll-badge { font-size: .7rem; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: .05rem .45rem;
-  border-radius: 999px; background: rgba(255,255,255,.15); color: #fff; }
-.ll-badge.ll-b-turn { background: #f3c34b; color: #2b2418; }
-.ll-badge.ll-b-prot { background: #4b8a3c; }
-.ll-badge.ll-b-out { background: #9b2c2c; }
-.ll-badge.ll-b-you { background: #fff; color: #1f4d3a; }
+.pv-badge.ll-b-prot { background: #4b8a3c; }
 .ll-hand { display: flex; gap: .4rem; min-height: 6.1rem; align-items: flex-start; padding-bottom: .3rem; }
 .ll-label { font-size: .68rem; text-transform: uppercase; letter-spacing: .06em; color: #cfe0d4; }
 .ll-discards { min-height: 4.1rem; align-items: center; }
@@ -82,7 +73,6 @@ export const css = `
   .ll-card .ll-i { font-size: 1.3rem; }
   .ll-card .ll-n { font-size: .58rem; }
   .ll-hand { min-height: 5.3rem; }
-  .ll-seats { grid-template-columns: minmax(0, 1fr); }
   .ll-info { flex-basis: 100%; }
 }
 `;
@@ -149,10 +139,10 @@ export function render(view, ctx) {
     const turn = view.to_move === s;
     const me = view.seat === s;
     const badges = [];
-    if (me) badges.push(h("span", { class: "ll-badge ll-b-you" }, "you"));
-    if (turn) badges.push(h("span", { class: "ll-badge ll-b-turn" }, "to play"));
-    if (view.protected[s]) badges.push(h("span", { class: "ll-badge ll-b-prot", title: "Protected by the Handmaid until their next turn" }, "✿ protected"));
-    if (view.out[s]) badges.push(h("span", { class: "ll-badge ll-b-out" }, "out of the round"));
+    if (me) badges.push(h("span", { class: "pv-badge pv-b-you" }, "you"));
+    if (turn) badges.push(h("span", { class: "pv-badge pv-b-turn" }, "to play"));
+    if (view.protected[s]) badges.push(h("span", { class: "pv-badge ll-b-prot", title: "Protected by the Handmaid until their next turn" }, "✿ protected"));
+    if (view.out[s]) badges.push(h("span", { class: "pv-badge pv-b-out" }, "out of the round"));
     const tokens = h(
       "span",
       { class: "ll-tokens", title: `${view.tokens[s]} of ${view.target_tokens} tokens`, dataset: { tokens: String(view.tokens[s]) } },
@@ -174,7 +164,7 @@ export function render(view, ctx) {
     seats.push(
       h(
         "section",
-        { class: ["ll-seat", turn && "ll-turn", me && "ll-me", view.out[s] && "ll-out"], dataset: { seat: String(s) } },
+        { class: ["pv-seat", "ll-seat", turn && "pv-turn", me && "pv-me", view.out[s] && "ll-out"], dataset: { seat: String(s) } },
         h("div", { class: "ll-head" }, ctx.seatChip(s), tokens),
         h("div", { class: "ll-badges" }, badges),
         h("div", { class: "ll-hand", "aria-label": "Hand" }, handCards),
@@ -185,7 +175,7 @@ export function render(view, ctx) {
     );
   }
 
-  const parts = [top, h("div", { class: "ll-seats" }, seats)];
+  const parts = [top, h("div", { class: "pv-seats" }, seats)];
   const last = view.last_round;
   const justEnded = last && (ctx.revealed || (ctx.previous && ctx.previous.round !== view.round) || view.over);
   if (last && justEnded) parts.push(roundSummary(h, last, ctx));

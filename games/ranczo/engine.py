@@ -10,7 +10,7 @@ import bisect
 import random
 from typing import Any
 
-from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State
+from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State, is_int
 
 COPIES = 7
 CARD_COUNT = 49
@@ -33,10 +33,6 @@ def card_name(card: int) -> str:
     return f"{'balloon ' if BALLOON[card] else ''}{ANIMALS[VALUE[card]]} ({VALUE[card]})"
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _ids_of(value: int, balloon: bool) -> list[int]:
     return [card for card in range(CARD_COUNT) if VALUE[card] == value and BALLOON[card] == balloon]
 
@@ -55,7 +51,7 @@ def normalise_deck(deck: object) -> list[dict[str, Any]]:
         if unknown:
             raise InvalidOptions(f"{where} has unknown field(s) {sorted(unknown)}")
         value, balloon = card.get("value"), card.get("balloon", False)
-        if not _is_int(value) or not 1 <= value <= 7:
+        if not is_int(value) or not 1 <= value <= 7:
             raise InvalidOptions(f"{where} needs a value from 1 to 7")
         if not isinstance(balloon, bool):
             raise InvalidOptions(f"{where}: balloon must be true or false")
@@ -63,7 +59,7 @@ def normalise_deck(deck: object) -> list[dict[str, Any]]:
             raise InvalidOptions(f"{where}: only values 2 to 6 have a balloon card")
         if "id" in card:
             card_id = card["id"]
-            if not _is_int(card_id) or not 0 <= card_id < CARD_COUNT:
+            if not is_int(card_id) or not 0 <= card_id < CARD_COUNT:
                 raise InvalidOptions(f"{where}: id must be an integer from 0 to {CARD_COUNT - 1}")
             if (VALUE[card_id], BALLOON[card_id]) != (value, balloon):
                 raise InvalidOptions(f"{where}: id {card_id} is the {card_name(card_id)}, not that card")
@@ -227,13 +223,13 @@ class RanczoState(State):
             if extra:
                 return f"unexpected field(s) {sorted(extra)}: {shape}"
             card, row = action["play"], action.get("row")
-            if not _is_int(card):
+            if not is_int(card):
                 return "play must be the integer id of a card in your hand"
             if card not in hand:
                 return f"card {card} is not in your hand"
             if "row" not in action:
                 return "a play must name its row"
-            if not _is_int(row):
+            if not is_int(row):
                 return "row must be an integer (0 is the first card's row, negative rows are above it)"
             value = VALUE[card]
             if (row, value) in self.grid:
@@ -254,7 +250,7 @@ class RanczoState(State):
             if extra:
                 return f"unexpected field(s) {sorted(extra)}: {shape}"
             card = action["bury"]
-            if not _is_int(card):
+            if not is_int(card):
                 return "bury must be the integer id of a card in your hand"
             if card not in hand:
                 return f"card {card} is not in your hand"
@@ -454,7 +450,7 @@ class RanczoGame(Game):
         if unknown:
             raise InvalidOptions(f"Ranczo Party has no option(s) {sorted(unknown)}; it takes 'rounds' and 'deck'")
         rounds = options.get("rounds", 1)
-        if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
+        if not is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
             raise InvalidOptions(f"rounds must be an integer from 1 to {MAX_ROUNDS}")
         checked: dict[str, Any] = {"rounds": rounds}
         if options.get("deck") is not None:

@@ -31,18 +31,7 @@ export const css = `
   background: repeating-linear-gradient(45deg, #6a4a2a 0 6px, #7b5733 6px 12px); box-shadow: 0 2px 4px rgba(0,0,0,.35); }
 .rz-v1 { --rz: #e0b341; } .rz-v2 { --rz: #8fb3cf; } .rz-v3 { --rz: #9a8a62; } .rz-v4 { --rz: #b9b3a2; }
 .rz-v5 { --rz: #e58fa0; } .rz-v6 { --rz: #6b4f3a; } .rz-v7 { --rz: #9b5e2a; }
-.rz-seats { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .7rem; }
-.rz-seat { background: rgba(0,0,0,.22); border: 1px solid rgba(255,255,255,.12); border-radius: .7rem; padding: .6rem .7rem;
-  display: grid; gap: .45rem; align-content: start; min-width: 0; }
-.rz-seat.rz-turn { border-color: #f3c34b; box-shadow: 0 0 0 1px #f3c34b inset; }
-.rz-seat.rz-me { background: rgba(255,255,255,.1); }
-.rz-head { display: flex; align-items: center; gap: .4rem; flex-wrap: wrap; }
-.rz-head .pv-chip { color: #fff; min-width: 0; }
 .rz-tokens { margin-left: auto; font-weight: 800; color: #f3c34b; white-space: nowrap; }
-.rz-badge { font-size: .68rem; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: .05rem .45rem;
-  border-radius: 999px; background: rgba(255,255,255,.16); color: #fff; }
-.rz-badge.rz-b-turn { background: #f3c34b; color: #2b2418; }
-.rz-badge.rz-b-you { background: #fff; color: #1f4d3a; }
 .rz-hand { display: flex; flex-wrap: wrap; gap: .25rem; min-height: 3.3rem; }
 .rz-label { font-size: .68rem; text-transform: uppercase; letter-spacing: .06em; color: #cfe0d4; }
 .rz-none { color: rgba(255,255,255,.45); font-size: .8rem; font-style: italic; }
@@ -51,7 +40,6 @@ export const css = `
   .rz-grid { grid-template-columns: repeat(7, minmax(2.35rem, 1fr)); gap: .2rem; }
   .rz-card, .rz-cell { height: 3.2rem; }
   .rz-card .rz-n { font-size: .46rem; }
-  .rz-seats { grid-template-columns: minmax(0, 1fr); }
 }
 `;
 
@@ -103,14 +91,14 @@ export function render(view, ctx) {
     else if (me && Array.isArray(view.hand)) hand = view.hand.map((c) => card(h, c, { small: true }));
     else hand = Array.from({ length: view.hand_sizes[s] }, () => h("div", { class: "rz-back", title: "a hidden card" }));
     const badges = [];
-    if (me) badges.push(h("span", { class: "rz-badge rz-b-you" }, "you"));
-    if (turn) badges.push(h("span", { class: "rz-badge rz-b-turn" }, "to play"));
-    if (view.out && view.out[s] && !view.over) badges.push(h("span", { class: "rz-badge" }, "done: one card left"));
+    if (me) badges.push(h("span", { class: "pv-badge pv-b-you" }, "you"));
+    if (turn) badges.push(h("span", { class: "pv-badge pv-b-turn" }, "to play"));
+    if (view.out && view.out[s] && !view.over) badges.push(h("span", { class: "pv-badge" }, "done: one card left"));
     seats.push(
       h(
         "section",
-        { class: ["rz-seat", turn && "rz-turn", me && "rz-me"], dataset: { seat: String(s) } },
-        h("div", { class: "rz-head" }, ctx.seatChip(s), badges,
+        { class: ["pv-seat", "rz-seat", turn && "pv-turn", me && "pv-me"], dataset: { seat: String(s) } },
+        h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges,
           h("span", { class: "rz-tokens", title: "victory tokens" }, `★ ${view.tokens[s]}`)),
         h("div", { class: "rz-label" }, `Hand · ${view.hand_sizes[s]}`),
         h("div", { class: "rz-hand" }, hand.length ? hand : h("span", { class: "rz-none" }, "empty")),
@@ -123,7 +111,7 @@ export function render(view, ctx) {
     parts.push(h("div", { class: "rz-gain" }, `★ seat ${last.seat} completes a line and gains ${last.tokens} token${last.tokens === 1 ? "" : "s"}`));
   }
   parts.push(h("div", { class: "rz-gridwrap" }, h("div", { class: "rz-grid", role: "img", "aria-label": "The grid of animals" }, grid)));
-  parts.push(h("div", { class: "rz-seats" }, seats));
+  parts.push(h("div", { class: "pv-seats" }, seats));
   if (ctx.revealed && view.end_reason) parts.push(h("div", { class: "rz-label" }, `The game ended: ${view.end_reason}`));
   return h("div", { class: "rz" }, parts);
 }

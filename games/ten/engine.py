@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
-from typing import Any
+from typing import Any, Self
 
-from games.base import Action, Game, GameSpec, IllegalAction, InvalidOptions, Outcome, State
+from games.base import Action, Game, GameSpec, IllegalAction, InvalidOptions, Outcome, State, is_int
 
 COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 VALUES: tuple[int, ...] = tuple(range(1, 10))
@@ -207,7 +207,7 @@ def score_faces(faces: list[Face]) -> int:
     full = 0
     for kind, colour, value, _pips in faces:
         if kind == NUMBER:
-            present[COLOURS.index(colour)] |= 1 << (value - 1)
+            present[COLOURS.index(colour)] |= 1 << (value - 1)  # type: ignore[operator]  # a number has a value
         elif kind == WILD:
             if colour is not None:
                 colour_wilds[COLOURS.index(colour)] += 1
@@ -249,10 +249,6 @@ def payment_is_minimal(price: int, coins: int, fiasco: int, cards: int) -> bool:
     return paid >= price and paid - FIASCO_WORTH < price
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 # ----- the state -----------------------------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
 def card_table(faces: tuple[Face, ...]) -> tuple[dict[str, Any], ...]:
@@ -268,7 +264,7 @@ class TenState(State):
     def _setup(self) -> None:
         self.faces = tuple(build_catalogue(self.players, self.options))
         self.card_json = card_table(self.faces)
-        self.currency_pips = sorted({face[3] for face in self.faces if face[0] == CURRENCY})
+        self.currency_pips = sorted({pips for kind, _, _, pips in self.faces if kind == CURRENCY and pips is not None})
         self._scores: list[int | None] = [None] * self.players  # per seat, dropped when a collection changes
         self._counts: tuple[int, dict[str, Any]] | None = None  # deck contents, kept while the deck keeps its size
         self.cap: int = self.options["coin_cap"]
@@ -294,7 +290,7 @@ class TenState(State):
         self.ledger = {"black_out": 0, "black_in": 0, "fiasco_out": 0, "fiasco_in": 0}
 
     # ----- small helpers -----
-    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         # The catalogue and its card table are immutable and shared by every state of the same deck.
         memo[id(self.faces)] = self.faces
         memo[id(self.card_json)] = self.card_json
@@ -370,9 +366,9 @@ class TenState(State):
         for cid in self.deck:
             kind, colour, value, pips = faces[cid]
             if kind == NUMBER:
-                by_colour[colour][value] += 1  # type: ignore[index]
+                by_colour[colour][value] += 1  # type: ignore[index]  # a number has a colour and a value
             elif kind == CURRENCY:
-                currency[pips] += 1  # type: ignore[index]
+                currency[pips] += 1  # type: ignore[index]  # a currency card has pips
             else:
                 wilds += 1
         return {
@@ -388,10 +384,12 @@ class TenState(State):
             return self.active
         if self.phase == "auction":
             assert self.auction is not None
-            return self.auction["order"][self.auction["turn"]]
+            bidder: int = self.auction["order"][self.auction["turn"]]
+            return bidder
         if self.phase == "pay":
             assert self.auction is not None
-            return self.auction["high_bidder"]
+            payer: int = self.auction["high_bidder"]
+            return payer
         if self.phase == "final_buy":
             return self.final_order[0]
         return None
@@ -432,7 +430,7 @@ class TenState(State):
         if not isinstance(pay, dict) or set(pay) != {"coins", "fiasco", "cards"}:
             raise IllegalAction('a payment is an object {"coins": int, "fiasco": int, "cards": [card ids]}')
         coins, fiasco, cards = pay["coins"], pay["fiasco"], pay["cards"]
-        if not _is_int(coins) or not _is_int(fiasco) or not isinstance(cards, list):
+        if not is_int(coins) or not is_int(fiasco) or not isinstance(cards, list):
             raise IllegalAction("a payment's coins and fiasco are integers and its cards a list of card ids")
         if coins < 0 or fiasco < 0:
             raise IllegalAction("a payment cannot hold a negative number of tokens")
@@ -442,7 +440,7 @@ class TenState(State):
             raise IllegalAction(f"seat {seat} has only {self.fiasco[seat]} fiasco tokens, not {fiasco}")
         if any(cid is None for cid in cards):
             raise IllegalAction("fill in the payment's card template: replace each null by a card id")
-        if not all(_is_int(cid) for cid in cards) or len(set(cards)) != len(cards):
+        if not all(is_int(cid) for cid in cards) or len(set(cards)) != len(cards):
             raise IllegalAction("a payment's cards are distinct card ids")
         own = set(self.collections[seat])
         for cid in cards:
@@ -479,7 +477,7 @@ class TenState(State):
             assert self.auction is not None
             if keys == {"pass"} and action["pass"] is True:
                 return {"pass": True}
-            if keys == {"bid"} and _is_int(action["bid"]):
+            if keys == {"bid"} and is_int(action["bid"]):
                 bid = action["bid"]
                 high = self.auction["high"]
                 if bid < 1:
@@ -498,7 +496,7 @@ class TenState(State):
         # buy / final_buy
         if keys == {"buy"} and action["buy"] is None:
             return {"buy": None}
-        if keys == {"buy", "pay"} and _is_int(action["buy"]):
+        if keys == {"buy", "pay"} and is_int(action["buy"]):
             cid = action["buy"]
             if cid not in self.market:
                 raise IllegalAction(f"card {cid} is not in the market")
@@ -749,7 +747,7 @@ class TenState(State):
 
 # ----- the game ------------------------------------------------------------------------------------------------------
 def _check_int(name: str, value: Any, low: int, high: int) -> int:
-    if not _is_int(value) or not low <= value <= high:
+    if not is_int(value) or not low <= value <= high:
         raise InvalidOptions(f"{name} must be a whole number from {low} to {high}, not {value!r}")
     return value
 
@@ -758,9 +756,9 @@ def _check_marks(name: str, value: Any) -> dict[str, list[int]]:
     if not isinstance(value, dict) or set(value) != {"numbers", "currency"}:
         raise InvalidOptions(f'{name} is an object {{"numbers": [values], "currency": [pips]}}')
     numbers, currency = value["numbers"], value["currency"]
-    if not isinstance(numbers, list) or not all(_is_int(v) and v in VALUES for v in numbers):
+    if not isinstance(numbers, list) or not all(is_int(v) and v in VALUES for v in numbers):
         raise InvalidOptions(f"{name}.numbers is a list of values 1-9 (one card of that value in every colour)")
-    if not isinstance(currency, list) or not all(_is_int(p) and 1 <= p <= MAX_PIPS for p in currency):
+    if not isinstance(currency, list) or not all(is_int(p) and 1 <= p <= MAX_PIPS for p in currency):
         raise InvalidOptions(f"{name}.currency is a list of currency cards' pips")
     return {"numbers": sorted(numbers), "currency": sorted(currency)}
 
@@ -884,7 +882,7 @@ class TenGame(Game):
         for i, card in enumerate(deck):
             if "id" in card:
                 cid = card["id"]
-                if not _is_int(cid) or not 0 <= cid < len(faces) or faces[cid] != given[i] or cid in taken:
+                if not is_int(cid) or not 0 <= cid < len(faces) or faces[cid] != given[i] or cid in taken:
                     raise InvalidOptions(f"deck: card {i} has id {cid!r}, which is not that card's id or is reused")
                 ids[i] = cid
                 taken.add(cid)

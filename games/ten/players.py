@@ -79,14 +79,14 @@ class TenHeuristicPlayer(Player):
         """How far through the deck we are, 0 at the start and 1 at the end."""
         if not hasattr(self, "_deck_size"):
             self._deck_size = len(build_catalogue(self.players, self.options))
-        return 1 - self.obs["deck_left"] / max(1, self._deck_size)
+        return 1 - float(self.obs["deck_left"]) / max(1, self._deck_size)
 
     def _coin_value(self, amount: int) -> float:
         room = max(0, self.obs["coin_cap"] - self.obs["coins"][self.seat])
-        return self.COIN * min(amount, room)
+        return float(self.COIN * min(amount, room))
 
     def _gift_cost(self, amount: int) -> float:
-        return self.GIFT * amount * (self.obs["players"] - 1)
+        return float(self.GIFT * amount * (self.obs["players"] - 1))
 
     def _stop_values(self, numbers: list[Face], pips: int, market: float) -> tuple[float, float]:
         """(take the numbers, take the coins) in points for a play area holding ``numbers`` and ``pips``;

@@ -45,18 +45,8 @@ export const css = `
 .tn-bid b { font-variant-numeric: tabular-nums; }
 .tn-bid.tn-high b { color: #8a6514; }
 .tn-market { display: flex; flex-wrap: wrap; gap: .25rem; }
-.tn-seats { display: grid; grid-template-columns: repeat(auto-fit, minmax(16.5rem, 1fr)); gap: .7rem; }
-.tn-seat { background: rgba(0,0,0,.22); border: 1px solid rgba(255,255,255,.12); border-radius: .7rem; padding: .6rem .7rem;
-  display: grid; gap: .45rem; align-content: start; min-width: 0; }
-.tn-seat.tn-turn { border-color: #f3c34b; box-shadow: 0 0 0 1px #f3c34b inset; }
-.tn-seat.tn-me { background: rgba(255,255,255,.1); }
-.tn-head { display: flex; align-items: center; gap: .4rem; flex-wrap: wrap; }
-.tn-head .pv-chip { color: #fff; min-width: 0; }
+.tn-seats { --pv-seat-min: 16.5rem; }
 .tn-score { margin-left: auto; font-weight: 800; color: #f3c34b; white-space: nowrap; }
-.tn-badge { font-size: .68rem; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; padding: .05rem .45rem;
-  border-radius: 999px; background: rgba(255,255,255,.16); color: #fff; }
-.tn-badge.tn-b-turn { background: #f3c34b; color: #2b2418; }
-.tn-badge.tn-b-you { background: #fff; color: #1f4d3a; }
 .tn-runs { display: grid; grid-template-columns: repeat(9, 1fr); gap: 2px; max-width: 15rem; }
 .tn-runs span { height: 1.05rem; border-radius: 3px; background: rgba(255,255,255,.08); font-size: .62rem; font-weight: 700;
   display: grid; place-items: center; color: rgba(255,255,255,.3); }
@@ -72,7 +62,6 @@ export const css = `
 .tn-wilds { display: flex; flex-wrap: wrap; gap: .2rem; }
 @media (max-width: 520px) {
   .tn-top { grid-template-columns: minmax(0, 1fr); }
-  .tn-seats { grid-template-columns: minmax(0, 1fr); }
 }
 `;
 
@@ -157,14 +146,14 @@ export function render(view, ctx) {
     const collection = view.collection[s];
     const wilds = collection.filter((c) => c.kind === "wild");
     const badges = [];
-    if (me) badges.push(h("span", { class: "tn-badge tn-b-you" }, "you"));
-    if (turn) badges.push(h("span", { class: "tn-badge tn-b-turn" }, "to act"));
-    if (view.active === s && view.phase !== "over") badges.push(h("span", { class: "tn-badge" }, "active"));
+    if (me) badges.push(h("span", { class: "pv-badge pv-b-you" }, "you"));
+    if (turn) badges.push(h("span", { class: "pv-badge pv-b-turn" }, "to act"));
+    if (view.active === s && view.phase !== "over") badges.push(h("span", { class: "pv-badge" }, "active"));
     seats.push(
       h(
         "section",
-        { class: ["tn-seat", turn && "tn-turn", me && "tn-me"], dataset: { seat: String(s) } },
-        h("div", { class: "tn-head" }, ctx.seatChip(s), badges, view.scores ? h("span", { class: "tn-score", title: "score now" }, `${view.scores[s]} pts`) : null),
+        { class: ["pv-seat", "tn-seat", turn && "pv-turn", me && "pv-me"], dataset: { seat: String(s) } },
+        h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges, view.scores ? h("span", { class: "tn-score", title: "score now" }, `${view.scores[s]} pts`) : null),
         runs(h, collection),
         wilds.length ? h("div", { class: "tn-wilds" }, wilds.map((c) => card(h, c, { small: true }))) : null,
         h("div", { class: "tn-tokens" },
@@ -173,7 +162,7 @@ export function render(view, ctx) {
       ),
     );
   }
-  parts.push(h("div", { class: "tn-seats" }, seats));
+  parts.push(h("div", { class: ["pv-seats", "tn-seats"] }, seats));
   if (ctx.revealed && Array.isArray(view.discard)) {
     parts.push(h("div", { class: "tn-label" }, `Discarded during the game: ${view.discard.length} cards${Array.isArray(view.deck) && view.deck.length ? ` · ${view.deck.length} never flipped` : ""}`));
   }

@@ -17,8 +17,15 @@ from bots.sandbox import BwrapConfig, Limits
 from games import registry
 
 HOSTILE = Path(__file__).parent / "hostile"
+# The game-agnostic example bots; each game's own example is in its folder (games.registry.example_dir).
 EXAMPLES = Path(__file__).resolve().parents[2] / "bots" / "examples"
 PILE = "parlour_test_pile"
+
+
+def example_bot(name: str) -> Path:
+    """An example bot's folder: a game's own (``love_letter``) or a game-agnostic one (``sdk_bot``, ``node_bot``)."""
+    return registry.example_dir(name) if name in registry.GAMES else EXAMPLES / name
+
 
 # Short clocks keep the suite fast: a hung bot is caught within (move_ms + bank_ms) * wall_factor. No grace after
 # `end` (the default): bots are killed as soon as the match is over, as on the league's workers.

@@ -12,10 +12,11 @@ import pytest
 from bots.authoring.arena import arena_tasks, bradley_terry, compare_tasks
 from bots.authoring.cli import main
 from bots.authoring.sprt import Tally
-from tests.bots.conftest import EXAMPLES, requires_bwrap
+from games.registry import example_dir
+from tests.bots.conftest import requires_bwrap
 
-LOVE_LETTER = str(EXAMPLES / "love_letter")
-HIGH_SOCIETY = str(EXAMPLES / "high_society")
+LOVE_LETTER = str(example_dir("love_letter"))
+HIGH_SOCIETY = str(example_dir("high_society"))
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

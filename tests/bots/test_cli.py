@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bots.authoring.cli import main
+from games.registry import example_dir
 from tests.bots.conftest import EXAMPLES, requires_bwrap
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,7 +27,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 @requires_bwrap
 def test_it_plays_a_python_file_against_builtins_and_prints_json(tmp_path: Path) -> None:
     bot = tmp_path / "mybot.py"
-    bot.write_text((EXAMPLES / "love_letter" / "main.py").read_text())
+    bot.write_text((example_dir("love_letter") / "main.py").read_text())
     done = cli("play", "love_letter", str(bot), "builtin:random", "builtin:random", "--seed", "7", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

@@ -13,7 +13,7 @@ import pytest
 from bots.runner import REPLAY_FORMAT, MatchResult, Seat, run_match
 from bots.sandbox import Limits, wait_closed
 from games.registry import get_game
-from tests.bots.conftest import EXAMPLES, FAST, GRACE, requires_bwrap
+from tests.bots.conftest import EXAMPLES, FAST, GRACE, example_bot, requires_bwrap
 
 pytestmark = requires_bwrap
 
@@ -93,7 +93,7 @@ def test_builtin_only_matches_need_no_sandbox(pile: str) -> None:
 
 @pytest.mark.parametrize("example", ["sdk_bot", "node_bot"])
 def test_every_game_agnostic_example_bot_plays_through_run_match(pile: str, example: str) -> None:
-    result = play(pile, [Seat(example, code_dir=EXAMPLES / example), RANDOM], limits=replace(GRACE, move_ms=2000))
+    result = play(pile, [Seat(example, code_dir=example_bot(example)), RANDOM], limits=replace(GRACE, move_ms=2000))
     assert result.seats[0].fault is None, result.seats[0].stderr
     assert result.seats[0].moves > 0 and "match over" in result.seats[0].stderr  # its on_end ran in the grace
 
@@ -106,7 +106,7 @@ def test_a_relative_code_dir_works(pile: str, monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize("example", ["sdk_bot", "node_bot", "love_letter"])
 def test_example_bots_play_love_letter(example: str) -> None:
-    seats = [Seat(example, code_dir=EXAMPLES / example), RANDOM, RANDOM]
+    seats = [Seat(example, code_dir=example_bot(example)), RANDOM, RANDOM]
     result = run_match("love_letter", seats, 11)
     assert result.seats[0].fault is None, result.seats[0].stderr
     assert result.seats[0].moves > 0

@@ -20,7 +20,8 @@ from bots.runner import Seat, prepare_match, run_match
 from bots.sandbox import BwrapConfig, get_sandbox, wait_closed
 from bots.sandbox.cgroups import Cgroups
 from bots.sandbox.cgroups import cgroup_bases as _cgroup_bases
-from tests.bots.conftest import EXAMPLES, FAST, make_bot, requires_bwrap, slot_uid_processes
+from games.registry import example_dir
+from tests.bots.conftest import FAST, make_bot, requires_bwrap, slot_uid_processes
 
 pytestmark = requires_bwrap
 
@@ -159,7 +160,7 @@ def test_a_fast_match_needs_far_fewer_cgroup_writes_than_two_per_move(
 
 # ----- pre-started matches -------------------------------------------------------------------------------------------
 def test_a_prepared_match_is_the_same_game_with_its_start_up_clock_from_the_start_message() -> None:
-    seats = [Seat("a", code_dir=EXAMPLES / "love_letter"), Seat("b", code_dir=EXAMPLES / "love_letter")]
+    seats = [Seat("a", code_dir=example_dir("love_letter")), Seat("b", code_dir=example_dir("love_letter"))]
     limits = replace(FAST, startup_ms=500)
     prepared = prepare_match("love_letter", seats, 7, limits=limits)
     time.sleep(0.8)  # the worker records the previous match; the bots wait for their start message meanwhile

@@ -11,7 +11,7 @@ import pytest
 from bots.authoring.sprt import SPRT, Tally, _constrained_mle, elo_estimate, elo_to_score, score_to_elo, simulate
 
 # Wide enough bounds to keep the simulation quick in CI (the default [0, 5] takes ~15x more games per run; its
-# figures come from `python -m bots.sprt` and are in docs/challenges.md).
+# figures come from `python -m bots.authoring.sprt` and are in docs/challenges.md).
 TEST_SPRT = SPRT(elo0=0.0, elo1=30.0, alpha=0.05, beta=0.05)
 RUNS = 400
 

@@ -15,8 +15,8 @@ from bots.authoring import starter
 from bots.packaging import package_upload, unpack
 from bots.runner import Seat, run_match
 from bots.sandbox import Limits
-from games.registry import GAMES, get_game
-from tests.bots.conftest import EXAMPLES, requires_bwrap
+from games.registry import GAMES, example_dir, get_game
+from tests.bots.conftest import requires_bwrap
 
 SDK = Path(starter.__file__).parents[1] / "sdk" / "__init__.py"
 FILES = {"main.py", "main_sdk.py", "parlour_sdk.py", "README.md", "smoke_test.py", "sample_messages.jsonl"}
@@ -36,7 +36,7 @@ def test_the_kit_holds_the_example_bot_the_sdk_and_a_readme_from_the_engine(game
     names = archive.namelist()
     assert {name.split("/", 1)[1] for name in names} == FILES and {n.split("/")[0] for n in names} == {f"{game_id}-bot"}
     read = lambda name: archive.read(f"{game_id}-bot/{name}").decode()  # noqa: E731
-    assert read("main.py") == (EXAMPLES / game_id / "main.py").read_text()
+    assert read("main.py") == (example_dir(game_id) / "main.py").read_text()
     assert read("parlour_sdk.py") == SDK.read_text()
     readme = read("README.md")
     ref = starter.reference(game_id)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bots.authoring.viewer import ViewerError, load_replay, make_server
+from games.registry import VIEWER_DIR
 from tests.browser.conftest import Tab
 from tests.browser.recorded import play_replay
 
@@ -53,7 +54,7 @@ def test_it_serves_the_page_frames_and_the_leagues_own_viewer_files(local_viewer
     document = json.loads(body)
     assert status == 200 and document["seat"] == 2 and document["renderer"] == "/static/games/love_letter/viewer.js"
     served = _get(local_viewer + "/static/league/viewer/viewer.js")[1]
-    assert served == (ROOT / "league/static/league/viewer/viewer.js").read_bytes()
+    assert served == (VIEWER_DIR / "viewer.js").read_bytes()
     assert _get(local_viewer + "/static/games/love_letter/viewer.js")[0] == 200
 
 

@@ -20,13 +20,14 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
+from games.registry import example_dir
 from league import services
 from league.models import Bot
 
 pytest.importorskip("openapi_python_client")
 
 PACKAGE = "parlour_api_client"
-EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "bots" / "examples" / "love_letter" / "main.py"
+EXAMPLE_BOT = example_dir("love_letter") / "main.py"
 
 
 def generate_client(base_url: str, into: Path) -> subprocess.CompletedProcess[str]:

@@ -1,5 +1,6 @@
-"""Pages for bot authors: the first-bot page (docs/first-bot.md), per-game references and starter kits generated
-from the engines, and what a bot's owner sees on a match page (moves with CPU time and notes, stderr, faults)."""
+"""Pages for bot authors: the first-bot page (league/guides/first-bot.md), per-game references and starter kits
+generated from the engines, and what a bot's owner sees on a match page (moves with CPU time and notes, stderr,
+faults)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_every_game_has_a_reference_page_generated_from_its_engine(client: Clien
     # Every observation field a real game sent is on the page, with its inferred type and its documentation.
     for field in ref.fields:
         assert f'id="field-{field.name}"' in page
-        assert field.description, f"{game_id}: {field.name} is not described in docs/games/{game_id}.md"
+        assert field.description, f"{game_id}: {field.name} is not described in games/{game_id}/RULES.md"
     # An example of each protocol message, from the real game.
     for name in ("start", "ready", "act", "action", "end"):
         assert f'id="msg-{name}"' in page

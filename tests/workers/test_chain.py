@@ -4,7 +4,6 @@ first, then plays it (workers/tasks.py ``_Chain``). Run in this process, against
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -13,13 +12,14 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from bots import runner
+from games.registry import example_dir
 from league import services
 from league.invariants import check_league
 from league.models import Match
 from tests.workers.fault_helpers import league_bot
 from workers import tasks
 
-EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "bots" / "examples" / "love_letter" / "main.py"
+EXAMPLE_BOT = example_dir("love_letter") / "main.py"
 
 
 @pytest.fixture

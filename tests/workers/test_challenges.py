@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from bots.authoring.starter import EXAMPLES
+from games.registry import example_dir
 from league import services
 from league.models import Bot, BotVersion, Challenge, Match, RatingChange
 
@@ -31,7 +31,7 @@ def test_a_version_test_and_a_challenge_are_played_by_a_worker(celery_workers, a
     assert response.status_code == 201, response.content
     bot_id = response.json()["id"]
     celery_workers.wait_for(lambda: _validated(bot_id, 1), 90, "version 1 to be validated")
-    better = (EXAMPLES / "love_letter" / "main.py").read_bytes()
+    better = (example_dir("love_letter") / "main.py").read_bytes()
     response = alice_api.post(
         f"/api/bots/{bot_id}/versions/", {"file": SimpleUploadedFile("main.py", better)}, format="multipart"
     )

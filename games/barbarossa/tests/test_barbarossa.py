@@ -7,7 +7,6 @@ import random
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,10 +42,10 @@ from games.barbarossa.players import (
 )
 from games.barbarossa.tuning import between_reasoners
 from games.base import IllegalAction, InvalidOptions, canonical
+from games.registry import example_dir
 from games.simulate import play, win_rate
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_BOT = ROOT / "bots" / "examples" / "barbarossa" / "main.py"
+EXAMPLE_BOT = example_dir("barbarossa") / "main.py"
 
 # Objects of a 4-player game, two per seat (o0 o1 | o2 o3 | o4 o5 | o6 o7).
 WORDS4 = [["anchor", "apple"], ["bear", "bus"], ["cat", "cake"], ["dog", "drum"]]

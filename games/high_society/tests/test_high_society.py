@@ -7,7 +7,6 @@ import random
 import subprocess
 import sys
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,11 +23,12 @@ from games.high_society.engine import (
     score,
 )
 from games.high_society.players import HeuristicPlayer
+from games.registry import example_dir, rules_path
 from games.simulate import play, win_rate
 
 P, GOSSIP, FAUX, FRAUD = "prestige", "discard", "minus5", "halve"
 PASS = {"pass": True}
-EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "bots" / "examples" / "high_society" / "main.py"
+EXAMPLE_BOT = example_dir("high_society") / "main.py"
 
 
 def deck(*top: Any) -> list[dict[str, Any]]:
@@ -461,7 +461,7 @@ def test_the_example_bot_plays_a_whole_game_over_the_protocol() -> None:
 
 
 def _doc_messages() -> list[dict[str, Any]]:
-    text = (Path(__file__).resolve().parents[2] / "docs" / "games" / "high_society.md").read_text()
+    text = rules_path("high_society").read_text()
     blocks = text.split("```json\n")[1:]
     return [json.loads(block.split("```")[0]) for block in blocks]
 

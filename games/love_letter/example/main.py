@@ -16,13 +16,14 @@ import json
 import random
 import sys
 from collections import Counter
+from typing import Any
 
 # How many copies of each card value (1 Guard ... 8 Princess) are in the 16-card deck.
 DECK = {1: 5, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1, 7: 1, 8: 1}
 GUARD, HANDMAID, PRINCE, PRINCESS = 1, 4, 5, 8
 
 
-def unseen_cards(obs: dict) -> Counter:
+def unseen_cards(obs: dict[str, Any]) -> Counter[int]:
     """Cards we have not seen anywhere: they are in the deck, the burned card, or our rivals' hands."""
     seen = Counter(obs["hand"]) + Counter(obs["set_aside_up"]) + Counter(obs["known"].values())
     for pile in obs["discards"]:
@@ -30,9 +31,9 @@ def unseen_cards(obs: dict) -> Counter:
     return Counter({value: count - seen[value] for value, count in DECK.items() if count > seen[value]})
 
 
-def choose(obs: dict, legal: list[dict]) -> dict:
+def choose(obs: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
     # 1. Keep the Princess: do not discard it, and do not make ourselves discard it with our own Prince.
-    def loses_princess(action: dict) -> bool:
+    def loses_princess(action: dict[str, Any]) -> bool:
         self_prince = action["card"] == PRINCE and action.get("target") == obs["seat"]
         return action["card"] == PRINCESS or (self_prince and PRINCESS in obs["hand"])
 
@@ -57,7 +58,7 @@ def choose(obs: dict, legal: list[dict]) -> dict:
     return random.choice([a for a in options if a["card"] == lowest])
 
 
-def send(message: dict) -> None:
+def send(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 

@@ -20,7 +20,7 @@ def bust_risk(obs: dict[str, Any]) -> float:
         return 1.0
     busting = sum(n for value, n in counts["number"].items() if obs["total"] + int(value) > 10)
     busting += sum(n for pips, n in counts["currency"].items() if obs["pips"] + int(pips) > 10)
-    return busting / left
+    return float(busting / left)
 
 
 def fill(action: dict[str, Any], obs: dict[str, Any]) -> dict[str, Any]:

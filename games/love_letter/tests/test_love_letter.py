@@ -11,7 +11,6 @@ import random
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,11 +18,10 @@ import pytest
 from games.base import IllegalAction, InvalidOptions
 from games.love_letter.engine import FULL_DECK, GAME, LoveLetterState
 from games.love_letter.players import Beliefs
-from games.registry import make_player
+from games.registry import example_dir, make_player
 from games.simulate import play, win_rate
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE_BOT = ROOT / "bots" / "examples" / "love_letter" / "main.py"
+EXAMPLE_BOT = example_dir("love_letter") / "main.py"
 
 
 def stacked(players: int, burned: int, up: list[int], hands: list[int], draws: list[int]) -> list[int]:

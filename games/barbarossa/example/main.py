@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
-LEXICON: dict = {}
+LEXICON: dict[str, Any] = {}
 
 
 def answer(word: str, feature: str) -> str:
-    return LEXICON["words"][word].get(feature, "cant_say")
+    return str(LEXICON["words"][word].get(feature, "cant_say"))
 
 
 def letter(word: str, position: int | str) -> str:
-    if position == "last":
+    if not isinstance(position, int):  # "last"
         return word[-1]
     return word[position - 1] if position <= len(word) else "none"
 
 
-def candidates(obs: dict, obj: dict) -> list[str]:
+def candidates(obs: dict[str, Any], obj: dict[str, Any]) -> list[str]:
     asked = [(q["feature"], q["answer"]) for q in obs["questions"] if q["object"] == obj["id"]]
     told = [(t["position"], t["letter"]) for t in obs["letters"] if t["object"] == obj["id"]]
     mine = [g for g in obs["guesses"] if g["object"] == obj["id"] and g["guesser"] == obs["seat"]]
@@ -37,7 +38,7 @@ def candidates(obs: dict, obj: dict) -> list[str]:
     ]
 
 
-def choose(obs: dict, legal: list[dict]) -> dict:
+def choose(obs: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
     if obs["phase"] == "create":
         return legal[-1]  # the engine's ready-made creation (legal[0] is the template with null fields)
     if obs["phase"] in ("move", "dwarf"):
@@ -70,7 +71,7 @@ def main() -> None:
         message = json.loads(line)
         if message["type"] == "start":
             LEXICON.update(message.get("lexicon") or {})
-            reply: dict = {"type": "ready"}
+            reply: dict[str, Any] = {"type": "ready"}
         elif message["type"] == "act":
             reply = {"type": "action", "action": choose(message["obs"], message["legal"])}
         else:

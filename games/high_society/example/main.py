@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 PRESTIGE_WORTH = 14
 SCANDAL_WORTH = 4
 
 
-def choose(obs: dict, legal: list[dict]) -> dict:
+def choose(obs: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
     if "discard" in legal[0]:
         return min(legal, key=lambda action: action["discard"])
     bids = [action for action in legal if "bid" in action]
@@ -51,7 +52,7 @@ def choose(obs: dict, legal: list[dict]) -> dict:
     return cheapest if total <= worth else {"pass": True}
 
 
-def send(message: dict) -> None:
+def send(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 from collections import Counter
 from itertools import chain
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +19,10 @@ import pytest
 from games.base import IllegalAction, InvalidOptions
 from games.ranczo.engine import BALLOON, CARD_COUNT, GAME, VALUE, RanczoState, card_json
 from games.ranczo.players import PLAYERS, HeuristicPlayer
-from games.registry import make_player
+from games.registry import example_dir, make_player
 from games.simulate import play, play_builtins
 
-EXAMPLE_BOT = Path(__file__).resolve().parents[2] / "bots" / "examples" / "ranczo" / "main.py"
+EXAMPLE_BOT = example_dir("ranczo") / "main.py"
 
 # Card ids: value v owns ids 7(v-1) … 7(v-1)+6; the first of them is the balloon card for values 2 to 6.
 HEN, GOOSE, GOAT, SHEEP, PIG, COW, HORSE = (7 * v for v in range(7))

@@ -7,12 +7,12 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games.base import IllegalAction, InvalidOptions, canonical
+from games.registry import example_dir
 from games.simulate import play, win_rate
 from games.ten.engine import (
     COLOURS,
@@ -27,8 +27,7 @@ from games.ten.engine import (
 )
 from games.ten.players import PLAYERS, TenHeuristicPlayer, TenRandomPlayer, fill_payment
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLE_BOT = REPO / "bots" / "examples" / "ten" / "main.py"
+EXAMPLE_BOT = example_dir("ten") / "main.py"
 
 
 # ----- helpers -------------------------------------------------------------------------------------------------------

@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from typing import Any
 
 
-def line_scores(grid: dict, row: int, value: int) -> tuple[int, list[tuple[int, int]]]:
+def line_scores(grid: dict[tuple[int, int], bool], row: int, value: int) -> tuple[int, list[tuple[int, int]]]:
     """Tokens won by the card just put at (row, value), and every line left one card short: (missing value, worth)."""
     won = 0
     short = []
@@ -40,7 +41,7 @@ def line_scores(grid: dict, row: int, value: int) -> tuple[int, list[tuple[int, 
     return won, short
 
 
-def choose(obs: dict, legal: list[dict]) -> dict:
+def choose(obs: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
     hand = {card["id"]: card for card in obs["hand"]}
     if "bury" in legal[0]:
         counts = Counter(card["value"] for card in obs["hand"])
@@ -59,7 +60,7 @@ def choose(obs: dict, legal: list[dict]) -> dict:
     return best
 
 
-def send(message: dict) -> None:
+def send(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
 
