@@ -71,8 +71,8 @@ def test_bots_import_nothing_from_django_league_or_workers() -> None:
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] == "league"))
 def test_league_never_reaches_the_sandbox(module: str) -> None:
-    # league/__init__ wires the Celery app (workers.celery), whose tasks may use the sandbox: that edge is allowed.
-    chain = reachable(module) - reachable("workers.celery")
+    # league/__init__ wires the Celery app (parlour.celery), whose tasks may use the sandbox: that edge is allowed.
+    chain = reachable(module) - reachable("parlour.celery")
     assert "bots.sandbox" not in chain and "bots.runner" not in chain
 
 
@@ -147,7 +147,7 @@ def test_league_never_reaches_any_part_of_the_sandbox_or_runner(module: str) -> 
             todo.extend(_packages_of(current))
         return seen
 
-    chain = reach(module) - reach("workers.celery")
+    chain = reach(module) - reach("parlour.celery")
     assert [m for m in chain if _in(m, "bots.sandbox") or _in(m, "bots.runner")] == []
 
 

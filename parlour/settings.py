@@ -11,7 +11,7 @@ from pathlib import Path
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES, VIEWER_DIR, ladder_defaults
-from league.env import (
+from parlour.env import (
     ConfigError,
     database_from_url,
     env_bool,
@@ -73,8 +73,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "league.urls"
-WSGI_APPLICATION = "league.wsgi.application"
+ROOT_URLCONF = "parlour.urls"
+WSGI_APPLICATION = "parlour.wsgi.application"
 
 TEMPLATES = [
     {
@@ -410,7 +410,7 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 3600)  # seconds 
 
 # Content-Security-Policy (django-csp) on every response: our own scripts, styles, images and fonts only; no inline
 # script or style anywhere (templates load theirs from league/static/). Redoc's page alone adds style-src
-# 'unsafe-inline' and worker-src blob: (league/urls.py: its bundle writes <style> elements and starts a blob: worker).
+# 'unsafe-inline' and worker-src blob: (parlour/urls.py: its bundle writes <style> elements and starts a blob: worker).
 _CSP_SELF = "'self'"
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

@@ -1,4 +1,4 @@
-"""The Celery app. Broker: Redis when REDIS_URL is set, else kombu's filesystem transport (see league.settings)."""
+"""The Celery app. Broker: Redis when REDIS_URL is set, else kombu's filesystem transport (see parlour.settings)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from celery import Celery
 from celery.signals import worker_init
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -1,0 +1,1 @@
+"""The Parlour project: settings, environment readers, URLs, WSGI and the Celery app."""
