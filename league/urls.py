@@ -1,0 +1,28 @@
+"""The league's own pages; parlour/urls.py mounts them at the site's root beside the project's routes."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from league import views, views_authors, views_tournaments
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("games/<str:game>/", views.leaderboard_page, name="leaderboard"),
+    path("bots/new/", views.bot_new, name="bot-new"),
+    path("bots/<int:pk>/", views.bot_page, name="bot"),
+    path("bots/<int:pk>/versions/", views.bot_version_new, name="bot-version-new"),
+    path("bots/<int:pk>/ladder/", views.bot_ladder, name="bot-ladder"),
+    path("matches/<int:pk>/", views.match_page, name="match"),
+    path("first-bot/", views_authors.first_bot, name="first-bot"),
+    path("games/<str:game>/reference/", views_authors.game_reference, name="game-reference"),
+    path("games/<str:game>/starter.zip", views_authors.starter_zip, name="starter-kit"),
+    path("challenges/", views_authors.challenge_list, name="challenges"),
+    path("challenges/<int:pk>/", views_authors.challenge_page, name="challenge"),
+    path("bots/<int:pk>/challenge/", views_authors.challenge_new, name="challenge-new"),
+    path("tournaments/", views_tournaments.tournament_list, name="tournaments"),
+    path("tournaments/<int:pk>/", views_tournaments.tournament_page, name="tournament"),
+    path("account/signup/", views.signup, name="signup"),
+    path("account/tokens/", views.tokens, name="tokens"),
+    path("account/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),
+]
