@@ -229,3 +229,16 @@ def test_no_import_cycle_in_games_or_bots() -> None:
         if module not in state:
             walk(module, [module])
     assert cycles == []
+
+
+def test_the_web_process_has_the_configured_celery_app() -> None:
+    # parlour/__init__ loads the Celery app with the settings, so the web server's send_task goes to our broker.
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    env["SECRET_KEY"] = "x"
+    probe = (
+        "import parlour.wsgi\nfrom celery import current_app\nprint(current_app.main, current_app.conf.task_acks_late)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.split() == ["parlour", "True"]
