@@ -56,7 +56,7 @@ def environment(db_name: str, **extra: str) -> dict[str, str]:
         "SECRET_KEY": "bench-only-not-a-secret",
         "LADDER_ENABLED": "false",
         "DEBUG": "0",
-        "DJANGO_SETTINGS_MODULE": "league.settings",
+        "DJANGO_SETTINGS_MODULE": "parlour.settings",
         "PYTHONPATH": str(ROOT),  # this tree's code, whatever the virtualenv has installed
         **extra,
     }
@@ -81,7 +81,7 @@ def flush_redis() -> None:
 
 
 class Worker:
-    """One ``celery -A workers.celery worker`` process (prefork, ``concurrency`` children)."""
+    """One ``celery -A parlour.celery worker`` process (prefork, ``concurrency`` children)."""
 
     def __init__(
         self,
@@ -98,7 +98,7 @@ class Worker:
         command = [
             str(Path(sys.executable).parent / "celery"),
             "-A",
-            "workers.celery",
+            "parlour.celery",
             "worker",
             "--loglevel",
             "WARNING",
@@ -122,7 +122,7 @@ class Worker:
         self.hostname = f"{name}{concurrency}@"
 
     def wait_ready(self, timeout: float = 60.0) -> None:
-        from workers.celery import app
+        from parlour.celery import app
 
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

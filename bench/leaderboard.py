@@ -64,7 +64,7 @@ def main() -> None:
             "SECRET_KEY": "bench-only-not-a-secret",
             "DEBUG": "0",
             "LADDER_ENABLED": "false",
-            "DJANGO_SETTINGS_MODULE": "league.settings",
+            "DJANGO_SETTINGS_MODULE": "parlour.settings",
             "LOG_LEVEL": "WARNING",
         }
     )

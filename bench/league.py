@@ -3,7 +3,7 @@
     .venv/bin/python bench/league.py [--matches 60] [--bot-matches 16] [--repeats 3] [--workers 1 2] [--games GAME ...]
 
 A throwaway PostgreSQL database (``parlour_bench``, created, migrated and dropped) and Redis database 14. For each
-number of worker processes (``celery -A workers.celery worker --concurrency N``: N prefork children, as deployed),
+number of worker processes (``celery -A parlour.celery worker --concurrency N``: N prefork children, as deployed),
 and for each game:
 
 - ``runner``: ``bots.runner.run_match`` in a loop, in N processes, on the same tables and seeds: no queue, no

@@ -389,7 +389,7 @@ class Gunicorn:
         if not binary.exists():
             raise SystemExit("gunicorn is not installed: .venv/bin/pip install gunicorn")
         self.process = subprocess.Popen(
-            [str(binary), "league.wsgi:application", "--workers", str(workers), "--bind", f"127.0.0.1:{self.port}"],
+            [str(binary), "parlour.wsgi:application", "--workers", str(workers), "--bind", f"127.0.0.1:{self.port}"],
             cwd=root,
             env={**os.environ, **infra.environment(DB_NAME), "PYTHONPATH": str(root), **UNTHROTTLED},
             stdout=self.log.open("wb"),

@@ -142,7 +142,7 @@ class Process:
 
 
 def _celery(*args: str) -> list[str]:
-    return [str(Path(sys.executable).parent / "celery"), "-A", "workers.celery", *args]
+    return [str(Path(sys.executable).parent / "celery"), "-A", "parlour.celery", *args]
 
 
 def _setup_league(database_url: str, redis_url: str) -> None:

@@ -1,6 +1,2 @@
-"""The Django project and app of the Parlour league."""
-
-# Celery wiring: the web process needs the configured app to enqueue tasks by name.
-from workers.celery import app as celery_app
-
-__all__ = ["celery_app"]
+"""The league: a Django app (models, services, pages, the API). It imports neither workers nor the project's
+Celery app; tasks are enqueued by name through Celery's current_app, which parlour/__init__ configures."""

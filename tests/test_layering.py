@@ -1,15 +1,19 @@
-"""The direction of imports (DESIGN.md, Layout): games ← bots ← workers → league; league never reaches bots.sandbox."""
+"""The direction of imports (DESIGN.md, Layout): games ← bots ← workers → league ← parlour (the project wiring);
+league never reaches bots.sandbox, and imports neither workers nor parlour."""
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("games", "bots", "league", "workers")
+PACKAGES = ("games", "bots", "league", "workers", "parlour")
 
 
 def _module_name(path: Path) -> str:
@@ -71,8 +75,7 @@ def test_bots_import_nothing_from_django_league_or_workers() -> None:
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] == "league"))
 def test_league_never_reaches_the_sandbox(module: str) -> None:
-    # league/__init__ wires the Celery app (workers.celery), whose tasks may use the sandbox: that edge is allowed.
-    chain = reachable(module) - reachable("workers.celery")
+    chain = reachable(module)
     assert "bots.sandbox" not in chain and "bots.runner" not in chain
 
 
@@ -82,9 +85,45 @@ def test_nothing_imports_workers_except_celery_wiring() -> None:
         for module in MODULES
         if not module.startswith("workers")
         for name in imports_of(module)
-        if name.split(".")[0] == "workers" and module != "league"
+        if name.split(".")[0] == "workers" and module != "parlour.celery"
     ]
     assert offenders == []
+
+
+def test_league_imports_neither_workers_nor_the_project() -> None:
+    # The app enqueues tasks by name through Celery's current_app; the project (parlour) wires the app, not the reverse.
+    assert _forbidden("league", ("workers", "parlour")) == []
+
+
+def test_games_and_bots_import_nothing_from_the_project() -> None:
+    assert _forbidden("games", ("parlour",)) + _forbidden("bots", ("parlour",)) == []
+
+
+def test_the_project_reaches_the_league_only_through_its_urls() -> None:
+    # Settings name the league's parts by dotted strings (INSTALLED_APPS, MIDDLEWARE, ...), never by importing them.
+    importers = {
+        module
+        for module in MODULES
+        if module.split(".")[0] == "parlour"
+        for name in imports_of(module)
+        if name.split(".")[0] == "league"
+    }
+    assert importers == {"parlour.urls"}
+
+
+@pytest.mark.parametrize("module", ["league", "league.ratings", "league.pairing"])
+def test_importing_a_pure_league_module_loads_neither_celery_nor_the_django_settings(module: str) -> None:
+    # A fresh interpreter: this one has Django and Celery loaded already.
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    probe = (
+        f"import os, sys, {module}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('celery', 'kombu', 'workers', 'parlour')))\n"
+        "print(os.environ.get('DJANGO_SETTINGS_MODULE'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.splitlines() == ["[]", "None"]
 
 
 # ----- inside bots: the runner, the sandbox and the author tools -------------------------------------------------
@@ -147,7 +186,7 @@ def test_league_never_reaches_any_part_of_the_sandbox_or_runner(module: str) -> 
             todo.extend(_packages_of(current))
         return seen
 
-    chain = reach(module) - reach("workers.celery")
+    chain = reach(module)
     assert [m for m in chain if _in(m, "bots.sandbox") or _in(m, "bots.runner")] == []
 
 
@@ -190,3 +229,16 @@ def test_no_import_cycle_in_games_or_bots() -> None:
         if module not in state:
             walk(module, [module])
     assert cycles == []
+
+
+def test_the_web_process_has_the_configured_celery_app() -> None:
+    # parlour/__init__ loads the Celery app with the settings, so the web server's send_task goes to our broker.
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    env["SECRET_KEY"] = "x"
+    probe = (
+        "import parlour.wsgi\nfrom celery import current_app\nprint(current_app.main, current_app.conf.task_acks_late)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert result.stdout.split() == ["parlour", "True"]

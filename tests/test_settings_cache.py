@@ -14,7 +14,7 @@ PRINT_BACKEND = (
 
 
 def _settings_with(**env: str) -> subprocess.CompletedProcess[str]:
-    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "league.settings", "SECRET_KEY": "x", **env}
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "parlour.settings", "SECRET_KEY": "x", **env}
     return subprocess.run(
         [sys.executable, "-c", PRINT_BACKEND], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60
     )

@@ -332,18 +332,27 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
             raise _retry_task(self, again, version_id, claim_token=token) from error
 
 
-@shared_task(name="parlour.schedule_ladder")
+# Beat's tasks ack on receipt (the settings make acks-late the default): a tick lost with a crashed worker is
+# harmless, the next one does the same work, while re-delivery would only run it twice (advance_tournament's
+# per-tournament message too: beat sweeps every running tournament every 30 s).
+@shared_task(name="parlour.schedule_ladder", acks_late=False)
 def schedule_ladder() -> int:
     return len(services.do_schedule_ladder())
 
 
-@shared_task(name="parlour.requeue_stale_matches")
+@shared_task(name="parlour.requeue_stale_matches", acks_late=False)
 def requeue_stale_matches() -> int:
     """The sweeper (every MATCH_SWEEP_SECONDS): what dead workers and lost messages left behind goes out again."""
     return len(services.do_requeue_stale_matches()) + len(services.do_resend_lost_validations())
 
 
-@shared_task(name="parlour.advance_tournament", autoretry_for=(DatabaseError,), retry_backoff=True, max_retries=5)
+@shared_task(
+    name="parlour.advance_tournament",
+    acks_late=False,
+    autoretry_for=(DatabaseError,),
+    retry_backoff=True,
+    max_retries=5,
+)
 def advance_tournament(tournament_id: int | None = None) -> int:
     """After a tournament game is finalized (its id), and from beat for every running tournament (no id)."""
     if tournament_id is None:
@@ -352,7 +361,7 @@ def advance_tournament(tournament_id: int | None = None) -> int:
     return 1
 
 
-@shared_task(name="parlour.delete_old_logs")
+@shared_task(name="parlour.delete_old_logs", acks_late=False)
 def delete_old_logs() -> int:
     """Hourly (beat): the bots' stderr and move notes older than LOG_RETENTION_DAYS go; the replays stay."""
     deleted = retention.do_delete_old_logs()

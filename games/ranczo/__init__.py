@@ -2,5 +2,5 @@
 
 from games.base import LadderDefaults
 
-# The league's ladder for this game unless its settings say otherwise (league/settings.py merges LADDER_GAMES over it).
+# The league's ladder for this game unless its settings say otherwise (parlour/settings.py merges LADDER_GAMES over it).
 LADDER: LadderDefaults = {"games_per_hour": 600}

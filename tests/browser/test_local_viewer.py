@@ -63,7 +63,7 @@ def test_it_serves_the_page_frames_and_the_leagues_own_viewer_files(local_viewer
     [
         "/static/games/love_letter/engine.py",
         "/static/league/../../games/love_letter/engine.py",
-        "/static/league/viewer/../../../league/settings.py",
+        "/static/league/viewer/../../../parlour/settings.py",
         "/static/league/views.py",
         "/nothing",
     ],

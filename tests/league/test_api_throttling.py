@@ -69,7 +69,7 @@ def test_the_default_rates_are_generous(anon_api: APIClient) -> None:
         assert anon_api.get("/api/games/").status_code == 200
 
 
-SHARED_CACHE_URL = "redis://127.0.0.1:6379/12"  # a database of its own, as CACHE_URL must be (league/settings.py)
+SHARED_CACHE_URL = "redis://127.0.0.1:6379/12"  # a database of its own, as CACHE_URL must be (parlour/settings.py)
 
 
 def test_with_a_redis_cache_the_counters_are_shared_by_every_process(alice: User) -> None:

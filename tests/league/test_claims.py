@@ -206,7 +206,7 @@ def test_time_limits_leases_and_back_offs_are_below_the_brokers_visibility_timeo
 def test_a_limit_at_or_above_the_visibility_timeout_is_refused_at_start_up(name: str) -> None:
     env = {**os.environ, "SECRET_KEY": "x", "CELERY_VISIBILITY_TIMEOUT": "2000", name: "2000"}
     process = subprocess.run(
-        [sys.executable, "-c", "import league.settings"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", "import parlour.settings"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert process.returncode != 0
     assert f"{name} (2000 s) must be positive and below CELERY_VISIBILITY_TIMEOUT" in process.stderr

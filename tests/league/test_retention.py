@@ -11,7 +11,7 @@ from bots.runner import Seat as RunnerSeat
 from bots.runner import run_match
 from league import retention, services
 from league.models import Bot, BotVersion, Match
-from workers.celery import app
+from parlour.celery import app
 from workers.tasks import delete_old_logs
 
 STDERR = "thinking hard\n" * 4000  # ~56 KB, as a chatty bot leaves in every match

@@ -43,7 +43,7 @@ class Workers:
             "-m",
             "celery",
             "-A",
-            "workers.celery",
+            "parlour.celery",
             "worker",
             "--loglevel",
             "INFO",

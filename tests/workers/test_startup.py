@@ -28,7 +28,7 @@ def test_an_explicitly_allowed_unsandboxed_worker_starts() -> None:
 def test_a_worker_process_without_isolation_exits_saying_why(tmp_path) -> None:
     env = {"PATH": "/usr/bin:/bin", "BOT_SANDBOX": "none", "SECRET_KEY": "x", "PARLOUR_VAR_DIR": str(tmp_path)}
     process = subprocess.run(
-        [sys.executable, "-m", "celery", "-A", "workers.celery", "worker", "--pool", "solo"],
+        [sys.executable, "-m", "celery", "-A", "parlour.celery", "worker", "--pool", "solo"],
         cwd=ROOT,
         env=env,
         capture_output=True,

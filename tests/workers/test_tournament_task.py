@@ -6,9 +6,9 @@ from django.contrib.auth.models import User
 
 from league import services, tournaments
 from league.models import Match, Tournament
+from parlour.celery import app
 from tests.league.tournament_helpers import make_bots, result
 from workers import tasks
-from workers.celery import app
 
 
 def test_beat_runs_the_safety_net_every_thirty_seconds() -> None:

@@ -1,4 +1,4 @@
-"""The Celery app. Broker: Redis when REDIS_URL is set, else kombu's filesystem transport (see league.settings)."""
+"""The Celery app. Broker: Redis when REDIS_URL is set, else kombu's filesystem transport (see parlour.settings)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from celery import Celery
 from celery.signals import worker_init
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "league.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -21,7 +21,7 @@ def _prepare(sender: Celery, **kwargs: object) -> None:
 
     if sender.conf.broker_url.startswith("filesystem"):
         for key in ("data_folder_in", "processed_folder"):
-            Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key]).mkdir(parents=True, exist_ok=True)
+            Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key])).mkdir(parents=True, exist_ok=True)
     if settings.LADDER_ENABLED:
         sender.add_periodic_task(settings.LADDER_INTERVAL_SECONDS, sender.signature("parlour.schedule_ladder"))
     # The sweeper: matches (and validations) whose worker died or whose message was lost go out again.

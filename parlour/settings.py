@@ -8,10 +8,11 @@ import secrets
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES, VIEWER_DIR, ladder_defaults
-from league.env import (
+from parlour.env import (
     ConfigError,
     database_from_url,
     env_bool,
@@ -73,8 +74,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
-ROOT_URLCONF = "league.urls"
-WSGI_APPLICATION = "league.wsgi.application"
+ROOT_URLCONF = "parlour.urls"
+WSGI_APPLICATION = "parlour.wsgi.application"
 
 TEMPLATES = [
     {
@@ -202,6 +203,7 @@ BROKER_DIR = VAR_DIR / "broker"
 # Redis hands an unacknowledged message (acks_late) to another worker after this long. Every time limit, lease and
 # back-off below is shorter, so a live task is never delivered twice while it runs (docs/operations.md).
 BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600)
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, int | str | bool]  # kombu's, for the transport in use
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
@@ -251,11 +253,11 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 # Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
 # the same shape) is merged over them, game by game.
 # A deep copy: settings may be changed (tests do), the games' own constants never.
-LADDER_GAMES: dict[str, dict] = {game_id: copy.deepcopy(dict(ladder_defaults(game_id))) for game_id in GAMES}
+LADDER_GAMES: dict[str, dict[str, Any]] = {game_id: copy.deepcopy(dict(ladder_defaults(game_id))) for game_id in GAMES}
 _LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
 
 
-def _ladder_games_from_env() -> dict[str, dict]:
+def _ladder_games_from_env() -> dict[str, dict[str, Any]]:
     raw = env_str("LADDER_GAMES")
     if raw is None:
         return {}
@@ -410,7 +412,7 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 3600)  # seconds 
 
 # Content-Security-Policy (django-csp) on every response: our own scripts, styles, images and fonts only; no inline
 # script or style anywhere (templates load theirs from league/static/). Redoc's page alone adds style-src
-# 'unsafe-inline' and worker-src blob: (league/urls.py: its bundle writes <style> elements and starts a blob: worker).
+# 'unsafe-inline' and worker-src blob: (parlour/urls.py: its bundle writes <style> elements and starts a blob: worker).
 _CSP_SELF = "'self'"
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any, overload
 from urllib.parse import parse_qs, unquote, urlparse
 
 
@@ -10,7 +11,14 @@ class ConfigError(RuntimeError):
     pass
 
 
+@overload
+def env_str(name: str) -> str | None: ...
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: str | None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
+    """The variable's value; unset or empty, the default (typed ``str`` when the default is one)."""
     value = os.environ.get(name)
     return default if value is None or value == "" else value
 
@@ -41,7 +49,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return default if value is None else [item.strip() for item in value.split(",") if item.strip()]
 
 
-def database_from_url(url: str) -> dict:
+def database_from_url(url: str) -> dict[str, Any]:
     """Django's DATABASES entry for ``postgres://user:pass@host:port/name`` or ``sqlite:///path``."""
     parsed = urlparse(url)
     if parsed.scheme == "sqlite":
