@@ -10,6 +10,12 @@ Pure: imports nothing but ``games``. The league's API (``league.replays``) and t
 
 To keep long replays light, each frame carries only the top-level keys of its view that changed since the previous
 frame (``view`` on step 0 is whole; later steps have ``patch``/``drop``); ``expand_views`` rebuilds full views.
+
+A finished replay seen by the spectator also carries ``all_hands``, for the viewer's "show all hands" switch: per
+step, what ``full_view()`` adds to ``public_view()`` (every hand), without the draw pile (``deck``), delta-coded like
+the frames; ``all_hands_views`` rebuilds ``{**public_view(), **those keys}``. Only a replay that reached the end has
+it: an unfinished one reveals nothing, and a finished replay discloses everything anyway (its seed and moves
+re-create every deal).
 """
 
 from __future__ import annotations
@@ -21,9 +27,20 @@ from games.base import IllegalAction, InvalidOptions
 from games.registry import GAMES, UnknownGame, get_game
 from games.replay import REPLAY_FORMAT, ReplayFormatError, check_format
 
-__all__ = ["FRAMES_FORMAT", "REPLAY_FORMAT", "ReplayError", "VersionMismatch", "expand_views", "frames"]
+__all__ = [
+    "FRAMES_FORMAT",
+    "REPLAY_FORMAT",
+    "ReplayError",
+    "VersionMismatch",
+    "all_hands_views",
+    "expand_views",
+    "frames",
+]
 
 FRAMES_FORMAT = "parlour-frames/1"
+# What "show all hands" leaves out of full_view(): the draw pile's order is no one's hand, would spoil what comes
+# next, and is the bulk of the document (it changes at every draw).
+ALL_HANDS_OMITS = frozenset({"deck"})
 
 
 class ReplayError(ValueError):
@@ -63,8 +80,20 @@ def frames(replay: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]
     def view() -> dict[str, Any]:
         return state.public_view() if seat is None else state.observation(seat)
 
+    def all_hands() -> dict[str, Any]:
+        # Only what it adds to the spectator's view of the same step (TEN, say, hides almost nothing).
+        public = state.public_view()
+        return {
+            key: value
+            for key, value in state.full_view().items()
+            if key not in ALL_HANDS_OMITS and (key not in public or public[key] != value)
+        }
+
     previous = view()
     steps: list[dict[str, Any]] = [{"view": previous, "lines": [], "move": None, "to_move": state.to_move()}]
+    # Collected for the spectator, but sent only if the replay reaches the end (below).
+    hands_previous = all_hands() if seat is None else {}
+    hands: list[dict[str, Any]] = [{"view": hands_previous}]
     for index, move in enumerate(moves, start=1):
         if not isinstance(move, Mapping) or not isinstance(move.get("action"), dict):
             raise ReplayError(f"move {index} has no action object")
@@ -78,13 +107,14 @@ def frames(replay: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]
         except IllegalAction as error:
             raise ReplayError(f"move {index} is illegal in engine v{game.version}: {error.reason}") from None
         current = view()
-        patch = {key: value for key, value in current.items() if key not in previous or previous[key] != value}
-        drop = [key for key in previous if key not in current]
-        step: dict[str, Any] = {"patch": patch, "lines": lines, "move": _move(move, mover), "to_move": state.to_move()}
-        if drop:
-            step["drop"] = drop
+        step: dict[str, Any] = {**_delta(previous, current), "lines": lines, "move": _move(move, mover)}
+        step["to_move"] = state.to_move()
         steps.append(step)
         previous = current
+        if seat is None:
+            hands_current = all_hands()
+            hands.append(_delta(hands_previous, hands_current))
+            hands_previous = hands_current
 
     over = state.is_over()
     return {
@@ -103,14 +133,17 @@ def frames(replay: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]
         "frames": steps,
         # DESIGN.md: full_view() is for replays after the end; an unfinished replay reveals nothing.
         "revealed": state.full_view() if over else None,
+        # Every seat's cards at every step: for a finished replay's spectator only (see the module's docstring).
+        "all_hands": hands if over and seat is None else None,
     }
 
 
-def expand_views(document: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The whole view of every step of a ``frames`` document (what the viewer rebuilds in the browser)."""
+def expand_views(document: Mapping[str, Any], track: str = "frames") -> list[dict[str, Any]]:
+    """The whole view of every step of a ``frames`` document (what the viewer rebuilds in the browser); ``track=
+    "all_hands"`` rebuilds the all-hands views instead."""
     views: list[dict[str, Any]] = []
     current: dict[str, Any] = {}
-    for step in document["frames"]:
+    for step in document[track]:
         if "view" in step:
             current = dict(step["view"])
         else:
@@ -118,6 +151,28 @@ def expand_views(document: Mapping[str, Any]) -> list[dict[str, Any]]:
             current.update(step["patch"])
         views.append(current)
     return views
+
+
+def all_hands_views(document: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """Every step's spectator view with every hand shown (``None`` unless the document has them: a finished
+    replay's spectator document)."""
+    if not document.get("all_hands"):
+        return None
+    return [
+        {**view, **extra}
+        for view, extra in zip(expand_views(document), expand_views(document, "all_hands"), strict=True)
+    ]
+
+
+def _delta(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
+    """The top-level keys of ``current`` that differ from ``previous`` (``patch``), and those it lost (``drop``)."""
+    delta: dict[str, Any] = {
+        "patch": {key: value for key, value in current.items() if key not in previous or previous[key] != value}
+    }
+    drop = [key for key in previous if key not in current]
+    if drop:
+        delta["drop"] = drop
+    return delta
 
 
 def _check_header(replay: Mapping[str, Any]) -> tuple[str, int, list[Any]]:

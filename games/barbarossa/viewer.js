@@ -18,7 +18,6 @@ const PHASES = {
   curse: "curse window",
   over: "game over",
 };
-const ANSWERS = { yes: "yes", no: "no", maybe: "maybe", cant_say: "can't say" };
 
 export const css = `
 .bb { display: grid; gap: .9rem; }
@@ -61,6 +60,7 @@ export const css = `
 .bb-feat.bb-maybe { background: #f4ecd0; color: #6a5416; } .bb-feat.bb-cant_say { background: #e9e9e9; color: #555; }
 .bb-letters { font-size: .72rem; color: #5c4510; }
 .bb-solvers { display: inline-flex; gap: 2px; }
+.bb-penalty { color: #ffd9a8; }
 .bb-log { display: grid; gap: .15rem; font-size: .8rem; color: #e4efe7; max-height: 9.5rem; overflow-y: auto; }
 .bb-log div b { color: #fff; }
 @media (max-width: 720px) {
@@ -69,7 +69,110 @@ export const css = `
 }
 `;
 
-const feature = (name) => String(name).replace(/_/g, " ");
+// ----- plain-English narration ------------------------------------------------------------------------------
+// The engine's lines are terse ("seat 0 asks seat 1 about o4: is_container? no"); the viewer rewords them from the
+// lexicon's feature names. A line this does not recognise is shown as the engine wrote it, capitalised.
+const NOUN_FEATURES = new Set(["animal", "mammal", "plant", "fruit_or_vegetable", "vehicle", "tool", "musical_instrument", "building", "container"]);
+const PHRASES = { is_man_made: "is man-made", found_in_kitchen: "is found in a kitchen", is_furniture: "is furniture" };
+const BE_PREFIXES = ["made_", "found_", "used_", "sold_", "bigger_", "heavier_"];
+const ANSWER_WORDS = { yes: "Yes", no: "No", maybe: "Maybe", cant_say: "Can't say" };
+const SPACE_NAMES = { question: "a question space", elfstone: "an elfstone space", dragon: "a dragon space", dwarf: "a dwarf space", ghost: "a ghost space" };
+
+const words = (text) => text.replace(/_/g, " ");
+const article = (noun) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
+
+/** A feature as a statement about the object: is_container → "is a container", lays_eggs → "lays eggs". */
+export function statement(feature) {
+  if (PHRASES[feature]) return PHRASES[feature];
+  if (feature.startsWith("is_")) {
+    const rest = feature.slice(3);
+    return NOUN_FEATURES.has(rest) ? `is ${article(words(rest))}` : `is ${words(rest)}`;
+  }
+  if (BE_PREFIXES.some((prefix) => feature.startsWith(prefix))) return `is ${words(feature)}`;
+  return words(feature); // has a face, can fly, lays eggs, existed 500 years ago
+}
+
+/** A feature as the question asked: is_container → "Is it a container?", lays_eggs → "Does it lay eggs?". */
+export function question(feature) {
+  const said = statement(feature);
+  const [verb, ...rest] = said.split(" ");
+  const tail = rest.join(" ");
+  if (verb === "is") return `Is it ${tail}?`;
+  if (verb === "can") return `Can it ${tail}?`;
+  if (verb === "has") return `Does it have ${tail}?`;
+  if (verb === "existed") return `Did it exist ${tail}?`;
+  return `Does it ${verb.replace(/s$/, "")} ${tail}?`;
+}
+
+const Seat = (n) => `Seat ${n}`;
+const list = (items) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
+const plural = (n, one, many) => `${n} ${Number(n) === 1 ? one : many}`;
+
+function guessedWord(action) {
+  const guess = action && (action.guess || (action.curse && action.curse.guess));
+  return guess && guess.word ? guess.word : null;
+}
+
+const NARRATION = [
+  [/^seat (\d+) makes object (\w+) in secret$/, (m) => `${Seat(m[1])} makes a secret object, ${m[2]}.`],
+  [/^creation is over, the sculptures are public: (.*)$/, (m) => {
+    const shown = m[1].split("; ").map((part) => {
+      const [, id, maker, features] = part.match(/^(\w+) \(seat (\d+)\): (.*)$/) || [];
+      if (!id) return part;
+      return `${id} (seat ${maker}) ${list(features.split(", ").map(statement))}`;
+    });
+    return `Every object is made, and each sculpture shows some true features: ${shown.join("; ")}.`;
+  }],
+  [/^turn (\d+): seat (\d+) to move$/, (m) => `Turn ${m[1]}: seat ${m[2]} moves their wizard.`],
+  [/^seat (\d+) rolls (\d+) and lands on space (\d+) \((\w+)\)$/, (m) => `${Seat(m[1])} rolls ${m[2]} and lands on space ${m[3]}, ${SPACE_NAMES[m[4]] || m[4]}.`],
+  [/^seat (\d+) pays (\d+) elfstones? and lands on space (\d+) \((\w+)\)$/, (m) => `${Seat(m[1])} pays ${plural(m[2], "elfstone", "elfstones")} to move exactly ${plural(m[2], "space", "spaces")} and lands on space ${m[3]}, ${SPACE_NAMES[m[4]] || m[4]}.`],
+  [/^seat (\d+) has (\d+) elfstones?$/, (m) => `${Seat(m[1])} takes an elfstone and now has ${plural(m[2], "elfstone", "elfstones")}.`],
+  [/^every other player's hat moves \+(\d+): hats \[(.*)\]$/, (m) => `Every other player's hat moves ${m[1]} forward; the hats are now at ${list(m[2].split(", "))}.`],
+  [/^seat (\d+) must ask an opponent for a letter$/, (m) => `${Seat(m[1])} must ask an opponent for one letter of a secret word.`],
+  [/^seat (\d+) starts a question round$/, (m) => `${Seat(m[1])} starts a question round: yes-or-no questions about the other players' objects.`],
+  [/^seat (\d+) has no question left: the second round begins$/, (m) => `${Seat(m[1])} has no question left, so the second question round begins.`],
+  [/^seat (\d+) asks seat (\d+) for (?:letter (\d+)|(the last letter)) of (\w+) and is told it in secret$/, (m) =>
+    `${Seat(m[1])} asks seat ${m[2]} for the ${m[3] ? `${ordinal(Number(m[3]))} letter` : "last letter"} of ${m[5]}, and is told it in secret.`],
+  [/^seat (\d+) asks seat (\d+) about (\w+): (\w+)\? (\w+)$/, (m) => `${Seat(m[1])} asks seat ${m[2]} about ${m[3]}: “${question(m[4])}” “${ANSWER_WORDS[m[5]] || m[5]}.”`],
+  [/^seat (\d+) begins the second question round$/, (m) => `That “No” ends seat ${m[1]}'s first question round; the second one begins.`],
+  [/^seat (\d+) takes (\d+) curse tokens back$/, (m) => `${Seat(m[1])} has no curse token left and takes ${m[2]} back (once a game).`],
+  [/^seat (\d+) guesses (\w+)( with a curse)?: wrong$/, (m, move) => `${Seat(m[1])}${m[3] ? " plays a curse and" : ""} guesses that ${m[2]} is ${quoted(guessedWord(move && move.action))}: wrong.`],
+  [/^seat (\d+) guesses (\w+)( with a curse)?: right, arrow (\d+) of (\d+)$/, (m, move) =>
+    `${Seat(m[1])}${m[3] ? " plays a curse and" : ""} guesses that ${m[2]} is ${quoted(guessedWord(move && move.action))}: right! That is arrow ${m[4]} of ${m[5]}.`],
+  [/^seat (\d+)'s hat moves ([+-])(\d+) to (\d+)$/, (m) => `${Seat(m[1])}'s hat moves ${m[3]} ${m[2] === "+" ? "forward" : "back"}, to ${m[4]}.`],
+  [/^the (\d+)th arrow ends the game$/, (m) => `The ${m[1]}th arrow ends the game.`],
+  [/^seats? ([\d, ]+) reach the end: win$/, (m) => {
+    const seats = m[1].split(", ");
+    return `${seats.length > 1 ? `Seats ${list(seats)} reach` : `Seat ${seats[0]} reaches`} the end of the scoring track and win${seats.length > 1 ? "" : "s"}.`;
+  }],
+  [/^final hats after penalties: \[(.*)\]$/, (m) =>
+    `Final scores after penalties (−5 for each of a player's own objects no one solved, −2 for one solved only once; none for a player who reached the end): ${list(m[1].split(", ").map((score, s) => `seat ${s} ${score}`))}.`],
+  [/^the words were: (.*)$/, (m) => `The secret words were: ${list(m[1].split(", ").map((pair) => pair.replace(/^(\w+) (.*)$/, "$1 “$2”")))}.`],
+  [/^seat (\d+) ends the question round$/, (m) => `${Seat(m[1])} ends their question round.`],
+  [/^seat (\d+) passes$/, (m) => `${Seat(m[1])} passes: no curse.`],
+];
+
+function quoted(word) {
+  return word ? `“${word}”` : "a word";
+}
+
+function ordinal(n) {
+  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
+  return `${n}${suffix}`;
+}
+
+/** The engine's narration in plain English sentences (docs/viewer.md: `narrate`). */
+export function narrate(lines, { move } = {}) {
+  return lines.map((line) => {
+    for (const [pattern, say] of NARRATION) {
+      const match = line.match(pattern);
+      if (match) return say(match, move);
+    }
+    const text = line.charAt(0).toUpperCase() + line.slice(1);
+    return /[.!?]$/.test(text) ? text : `${text}.`;
+  });
+}
+
 
 function dot(h, seat, title) {
   return h("span", { class: ["bb-dot", `pv-s${seat % 6}`], title }, String(seat));
@@ -80,6 +183,23 @@ function ordinalPosition(position) {
   const n = Number(position);
   const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
   return `${n}${suffix} letter`;
+}
+
+// At the end: −5 for each of the seat's own objects no one solved, −2 for each solved once; a seat that reached the
+// end of the track keeps its hat (engine.py `_finish`).
+function penaltyNote(h, view, s) {
+  const own = view.objects.filter((o) => o.maker === s);
+  const none = own.filter((o) => o.arrows === 0).length;
+  const one = own.filter((o) => o.arrows === 1).length;
+  const why = [none && `${none} of their objects unsolved × 5`, one && `${one} solved only once × 2`].filter(Boolean).join(" + ");
+  const spared = (view.winners || []).includes(s);
+  return h(
+    "span",
+    { class: "bb-penalty", title: "At the end each player loses 5 for each of their own objects no one solved and 2 for each solved only once, unless they reached the end of the track" },
+    spared
+      ? `penalty −${view.penalties[s]} (${why}) not applied: reached the end`
+      : `penalty −${view.penalties[s]} (${why}): score ${view.scores ? view.scores[s] : Math.max(0, view.hats[s] - view.penalties[s])}`,
+  );
 }
 
 export function render(view, ctx) {
@@ -158,9 +278,9 @@ export function render(view, ctx) {
           o.solved_by.length ? h("span", { class: "bb-solvers", title: "solved by" }, o.solved_by.map((g) => dot(h, g, `solved by seat ${g}`))) : null),
         h("div", { class: "bb-feats" }, o.sculpture === null
           ? h("span", { class: "bb-feat" }, "sculpture not shown yet")
-          : o.sculpture.map((f) => h("span", { class: "bb-feat", title: "shown by its maker: yes" }, feature(f)))),
+          : o.sculpture.map((f) => h("span", { class: "bb-feat", title: "its maker's sculpture shows this: true" }, statement(f)))),
         answers.length
-          ? h("div", { class: "bb-feats" }, answers.map((q) => h("span", { class: ["bb-feat", `bb-${q.answer}`], title: `seat ${q.asker} asked` }, `${feature(q.feature)}: ${ANSWERS[q.answer] || q.answer}`)))
+          ? h("div", { class: "bb-feats" }, answers.map((q) => h("span", { class: ["bb-feat", `bb-${q.answer}`], title: `seat ${q.asker} asked` }, `${question(q.feature)} ${ANSWER_WORDS[q.answer] || q.answer}`)))
           : null,
         letters[o.id]
           ? h("div", { class: "bb-letters" }, letters[o.id].map((l) => `${l.to !== undefined ? `seat ${l.to}: ` : ""}${ordinalPosition(l.position)} ${l.letter === "none" ? "(none)" : `“${l.letter}”`}`).join(" · "))
@@ -173,9 +293,9 @@ export function render(view, ctx) {
         { class: ["pv-seat", "bb-seat", turn && "pv-turn", me && "pv-me"], dataset: { seat: String(s) } },
         h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges, h("span", { class: "bb-hat", title: "hat on the scoring track" }, `♛ ${view.hats[s]}`)),
         h("div", { class: "bb-stats" },
-          h("span", { title: "elfstones (pay one per space to move exactly)" }, `◆ ${view.elfstones[s]} elfstones`),
-          h("span", { title: "curse tokens" }, `✶ ${view.curses[s]} curses`),
-          view.penalties ? h("span", null, `penalty −${view.penalties[s]}`) : null),
+          h("span", { title: "elfstones (pay one per space to move exactly)" }, `◆ ${plural(view.elfstones[s], "elfstone", "elfstones")}`),
+          h("span", { title: "curse tokens: play one to ask for a letter or guess out of turn" }, `✶ ${plural(view.curses[s], "curse token", "curse tokens")}`),
+          view.penalties && view.penalties[s] ? penaltyNote(h, view, s) : null),
         objects,
       ),
     );
@@ -186,11 +306,12 @@ export function render(view, ctx) {
   const guesses = (view.guesses || []).slice(-3);
   if (recent.length || guesses.length) {
     parts.push(h("div", null, h("div", { class: "bb-label" }, "Latest questions and guesses"), h("div", { class: "bb-log" },
-      recent.map((q) => h("div", null, `seat ${q.asker} asked whether ${q.object} ${feature(q.feature)}: `, h("b", null, ANSWERS[q.answer] || q.answer))),
-      guesses.map((g) => h("div", null, `seat ${g.guesser} guessed ${g.object}${g.word ? ` as “${g.word}”` : ""}${g.curse ? " with a curse" : ""}: `, h("b", null, g.right ? "right" : "wrong"))),
+      recent.map((q) => h("div", null, `Seat ${q.asker} asked about ${q.object}: “${question(q.feature)}” `, h("b", null, ANSWER_WORDS[q.answer] || q.answer))),
+      guesses.map((g) => h("div", null, `Seat ${g.guesser}${g.curse ? " (with a curse)" : ""} guessed that ${g.object} is ${g.word ? `“${g.word}”` : "a word"}: `, h("b", null, g.right ? "right" : "wrong"))),
     )));
   }
   parts.push(h("div", { class: ["pv-seats", "bb-makers"] }, makers));
-  if (over && view.end_reason) parts.push(h("div", { class: "bb-label" }, `The game ended: ${view.end_reason}`));
+  const endings = { finish: "a hat reached the end of the scoring track", last_arrow: "the last arrow was placed" };
+  if (over && view.end_reason) parts.push(h("div", { class: "bb-label" }, `The game ended: ${endings[view.end_reason] || view.end_reason}`));
   return h("div", { class: "bb" }, parts);
 }

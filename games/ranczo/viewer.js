@@ -1,6 +1,6 @@
 // Ranczo Party's table for the replay viewer (docs/viewer.md): the grid of animals (a column per value, at most seven
 // rows), balloons, the card just placed, each seat's tokens and hand (face down unless this perspective may see
-// it), and the deck.
+// it), and the deck. Rows and columns are labelled as the narration names them ("row -3", "column 5").
 
 const ANIMALS = { 1: "hen", 2: "goose", 3: "goat", 4: "sheep", 5: "pig", 6: "cow", 7: "horse" };
 const MAX_ROWS = 7;
@@ -11,9 +11,15 @@ export const css = `
 .rz-top b { color: #fff; }
 .rz-top .rz-title { font-size: 1.1rem; font-weight: 700; color: #fff; margin-right: auto; }
 .rz-gridwrap { overflow-x: auto; }
-.rz-grid { display: grid; grid-template-columns: repeat(7, minmax(2.9rem, 3.6rem)); gap: .3rem; justify-content: center; }
-.rz-col { text-align: center; font-size: .66rem; text-transform: uppercase; letter-spacing: .05em; color: #cfe0d4; }
-.rz-col.rz-full { color: #f3c34b; font-weight: 800; }
+.rz-grid { display: grid; grid-template-columns: 3.6rem repeat(7, minmax(2.9rem, 3.8rem)); gap: .3rem; justify-content: center; }
+.rz-col { text-align: center; font-size: .74rem; color: #cfe0d4; line-height: 1.2; align-self: end; }
+.rz-col b { display: block; font-size: .9rem; color: #fff; }
+.rz-col.rz-full, .rz-col.rz-full b, .rz-row.rz-full { color: #8fe3a6; font-weight: 800; }
+.rz-col.rz-full b::after, .rz-row.rz-full::after { content: " ✓"; }
+.rz-row { align-self: center; text-align: right; padding-right: .3rem; font-size: .8rem; font-weight: 600; color: #e4efe7;
+  white-space: nowrap; font-variant-numeric: tabular-nums; }
+.rz-row.rz-here, .rz-col.rz-here b { color: #f3c34b; }
+.rz-corner { font-size: .66rem; color: #cfe0d4; align-self: end; text-align: right; padding-right: .3rem; }
 .rz-cell { height: 3.9rem; border-radius: .4rem; border: 1px dashed rgba(255,255,255,.13); }
 .rz-cell.rz-rowfull { border-color: rgba(243,195,75,.35); }
 .rz-card { position: relative; height: 3.9rem; border-radius: .4rem; background: #fffdf6; color: #2b2418;
@@ -37,7 +43,9 @@ export const css = `
 .rz-none { color: rgba(255,255,255,.45); font-size: .8rem; font-style: italic; }
 .rz-gain { background: #fff3cf; color: #5c4510; border-radius: .5rem; padding: .35rem .6rem; font-size: .85rem; font-weight: 600; }
 @media (max-width: 520px) {
-  .rz-grid { grid-template-columns: repeat(7, minmax(2.35rem, 1fr)); gap: .2rem; }
+  .rz-grid { grid-template-columns: 2.7rem repeat(7, minmax(0, 1fr)); gap: .2rem; }
+  .rz-row { font-size: .7rem; padding-right: .1rem; }
+  .rz-col { font-size: .6rem; }
   .rz-card, .rz-cell { height: 3.2rem; }
   .rz-card .rz-n { font-size: .46rem; }
 }
@@ -52,13 +60,18 @@ function card(h, c, { small = false, fresh = false } = {}) {
   );
 }
 
+/** Plain-English narration: the engine's "gains 1 token(s)" with the right plural. */
+export function narrate(lines) {
+  return lines.map((line) => line.replace(/gains (\d+) token\(s\)/, (_, n) => `gains ${n} token${n === "1" ? "" : "s"}`));
+}
+
 export function render(view, ctx) {
   const { h } = ctx;
   const [top, bottom] = view.rows;
   const cells = new Map(view.grid.map((c) => [`${c.row}:${c.value}`, c]));
   const rowCount = (r) => view.grid.filter((c) => c.row === r).length;
   const colCount = (v) => view.grid.filter((c) => c.value === v).length;
-  const last = view.last && ctx.move && !ctx.revealed ? view.last : null;
+  const last = view.last && ctx.move && !ctx.final ? view.last : null;
   const freshId = last && last.action === "play" && last.card ? last.card.id : null;
 
   const head = h(
@@ -70,12 +83,16 @@ export function render(view, ctx) {
     view.buries_in_a_row ? h("span", null, "Buried in a row ", h("b", null, String(view.buries_in_a_row))) : null,
   );
 
-  const grid = [];
+  const grid = [h("div", { class: "rz-corner" }, "column")];
+  const lastCard = last && last.action === "play" && last.card ? last : null;
   for (let v = 1; v <= 7; v += 1) {
-    grid.push(h("div", { class: ["rz-col", colCount(v) === 7 && "rz-full"] }, ANIMALS[v]));
+    const full = colCount(v) === 7;
+    grid.push(h("div", { class: ["rz-col", full && "rz-full", lastCard && lastCard.card.value === v && "rz-here"], title: `column ${v}: the ${ANIMALS[v]}s${full ? ", complete" : ""}` }, h("b", null, String(v)), ANIMALS[v]));
   }
   for (let r = top; r <= bottom; r += 1) {
     const full = rowCount(r) === 7;
+    // The narration's own words: "row -3" (row 0 is the first card's; negative rows are above it).
+    grid.push(h("div", { class: ["rz-row", full && "rz-full", lastCard && lastCard.row === r && "rz-here"], title: r === 0 ? "row 0: the first card's row" : `row ${r}: ${Math.abs(r)} ${r < 0 ? "above" : "below"} row 0` }, `row ${r}`));
     for (let v = 1; v <= 7; v += 1) {
       const c = cells.get(`${r}:${v}`);
       grid.push(c ? card(h, c, { fresh: c.id === freshId }) : h("div", { class: ["rz-cell", full && "rz-rowfull"] }));

@@ -18,7 +18,21 @@ const ICONS = {
   next: svg(chevron("M9 6l6 6-6 6")),
   last: svg(chevron("M7 6l6 6-6 6M17 6v12")),
 };
-const BASE_INTERVAL_MS = 1000; // one move a second at 1x
+// 1× shows a whole game in about GAME_SECONDS: one move a second for a short game, faster for a long one (a 310-move
+// TEN game takes 40 s), never so fast that a move cannot be seen.
+const GAME_SECONDS = 40;
+const SLOWEST_MS = 1000;
+const FASTEST_MS = 125;
+
+/** Milliseconds between moves at 1× for a game of `moves` moves. */
+export function baseInterval(moves) {
+  return Math.round(Math.min(SLOWEST_MS, Math.max(FASTEST_MS, (GAME_SECONDS * 1000) / Math.max(1, moves))));
+}
+
+function formatDuration(ms) {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
 
 /** Rebuild whole views from a frames document (step 0 is whole; later steps carry the changed top-level keys). */
 export function expandViews(doc) {
@@ -75,6 +89,7 @@ export class Viewer {
     this.perspective = null; // null: spectator; a number: that seat
     this.step = 0;
     this.reveal = true;
+    this.allHands = false; // the spectator's "show all hands" (finished replays only: doc.all_hands)
     this.speed = 1;
     this.timer = null;
     this.hashWritten = false;
@@ -125,6 +140,12 @@ export class Viewer {
       throw error;
     }
     body.views = expandViews(body);
+    if (body.all_hands) {
+      // games/frames.py: what full_view() adds to each step's spectator view (every hand), for a finished replay.
+      const extras = expandViews({ frames: body.all_hands });
+      body.allViews = body.views.map((view, step) => ({ ...view, ...extras[step] }));
+      body.hidesNothing = extras.every((extra) => Object.keys(extra).length === 0);
+    }
     this.docs.set(key, body);
     return body;
   }
@@ -135,6 +156,31 @@ export class Viewer {
 
   get last() {
     return this.spectator.frames.length - 1;
+  }
+
+  /** The narration of a step: the renderer's plain-English rewording (`narrate`) if it has one, else the engine's
+   *  lines. Each entry is {text, raw}: raw is the engine's own line when the text differs. */
+  narration(step) {
+    this.narrated ||= new Map();
+    if (this.narrated.has(step)) return this.narrated.get(step);
+    const frame = this.spectator.frames[step];
+    let texts = frame.lines;
+    if (typeof this.renderer.narrate === "function" && frame.lines.length) {
+      try {
+        texts = this.renderer.narrate(frame.lines, { move: frame.move, step, seats: this.spectator.seats, name: (seat) => this.spectator.seats[seat] });
+      } catch (error) {
+        console.error(`Parlour viewer: the ${this.spectator.game} narration failed at move ${step}`, error);
+        texts = frame.lines;
+      }
+    }
+    const rewritten = texts !== frame.lines;
+    const lines = texts.map((text, i) => ({ text, raw: rewritten ? frame.lines.join("\n") : null, first: i === 0 }));
+    this.narrated.set(step, lines);
+    return lines;
+  }
+
+  narrationLines(step) {
+    return this.narration(step).map((line) => h("div", { title: line.raw && line.first ? `The engine's words: ${line.raw}` : null }, line.text));
   }
 
   // ----- the page -------------------------------------------------------------------------------------------
@@ -181,15 +227,35 @@ export class Viewer {
       oninput: () => this.go(Number(this.slider.value)),
     });
     this.counter = h("span", { class: "pv-counter" });
+    this.interval = baseInterval(this.last);
     this.speedSelect = h(
       "select",
-      { class: "pv-speed", "aria-label": "Playback speed", onchange: () => this.setSpeed(Number(this.speedSelect.value)) },
-      SPEEDS.map((speed) => h("option", { value: speed, selected: speed === this.speed }, `${speed}×`)),
+      {
+        class: "pv-speed",
+        "aria-label": "Playback speed",
+        title: `At 1× the whole game plays in ${formatDuration(this.last * this.interval)}`,
+        onchange: () => this.setSpeed(Number(this.speedSelect.value)),
+      },
+      SPEEDS.map((speed) => h("option", { value: speed, selected: speed === this.speed }, `${speed}× · ${formatDuration((this.last * this.interval) / speed)}`)),
     );
     this.caption = h("div", { class: "pv-caption", "aria-live": "polite" });
     this.table = h("div", { class: "pv-table" });
     this.revealBox = h("input", { type: "checkbox", checked: this.reveal, onchange: () => this.setReveal(this.revealBox.checked) });
     this.revealLabel = h("label", { class: "pv-reveal", hidden: true }, this.revealBox, " Reveal the hidden cards");
+    // Only a finished replay's spectator document has every hand (games/frames.py); an unfinished one shows no switch.
+    this.handsBox = h("input", { type: "checkbox", checked: this.allHands, disabled: Boolean(doc.hidesNothing), onchange: () => this.setAllHands(this.handsBox.checked) });
+    this.handsLabel = h(
+      "label",
+      {
+        class: "pv-hands",
+        hidden: !doc.allViews,
+        title: doc.hidesNothing
+          ? `Nothing in ${doc.title} is hidden from a spectator`
+          : "The game is over: show every player's hidden cards at every move, as no player could see them then",
+      },
+      this.handsBox,
+      " Show all hands",
+    );
     this.moveList = h("ol", { class: "pv-moves" }, this.moveItems());
     const download = this.replayUrl
       ? h("a", { class: "pv-download", href: this.replayUrl, download: this.downloadName }, "⤓ Replay JSON")
@@ -200,6 +266,7 @@ export class Viewer {
         "div",
         { class: "pv-bar" },
         h("div", { class: "pv-persp", role: "group", "aria-label": "Whose view" }, h("span", { class: "pv-label" }, "View as"), this.perspectiveButtons, this.perspectiveSelect),
+        this.handsLabel,
         download,
       ),
       h(
@@ -257,7 +324,7 @@ export class Viewer {
               h("span", { class: "pv-ms", title: "Time the bot took for this move" }, formatMs(move.ms)),
             ),
             frame.lines.length
-              ? h("div", { class: "pv-lines" }, frame.lines.map((line) => h("div", null, line)))
+              ? h("div", { class: "pv-lines" }, this.narrationLines(step))
               : h("div", { class: "pv-lines" }, h("code", null, compact(move.action))),
             move.note ? h("div", { class: "pv-note", title: "The bot's note" }, `“${move.note}”`) : null,
             this.faultLines(step),
@@ -369,9 +436,9 @@ export class Viewer {
     const tick = () => {
       if (this.step >= this.last) return this.stop();
       this.go(this.step + 1);
-      if (this.timer) this.timer = setTimeout(tick, BASE_INTERVAL_MS / this.speed);
+      if (this.timer) this.timer = setTimeout(tick, this.interval / this.speed);
     };
-    this.timer = setTimeout(tick, BASE_INTERVAL_MS / this.speed);
+    this.timer = setTimeout(tick, this.interval / this.speed);
   }
 
   stop() {
@@ -398,6 +465,11 @@ export class Viewer {
     this.draw();
   }
 
+  setAllHands(on) {
+    this.allHands = on;
+    this.draw();
+  }
+
   async setPerspective(seat, step = this.step) {
     this.root.classList.add("pv-loading");
     try {
@@ -417,7 +489,7 @@ export class Viewer {
   }
 
   // ----- drawing --------------------------------------------------------------------------------------------
-  context(doc, step, revealed) {
+  context(doc, step, revealed, allHands) {
     const frame = this.spectator.frames[step];
     const seats = doc.seats;
     return {
@@ -430,10 +502,11 @@ export class Viewer {
       last: this.last,
       final: step === this.last && doc.over,
       revealed,
+      allHands,
       move: frame.move,
       lines: frame.lines,
       toMove: frame.to_move,
-      previous: step > 0 ? doc.views[step - 1] : null,
+      previous: step > 0 ? (allHands ? doc.allViews : doc.views)[step - 1] : null,
       outcome: step === this.last && doc.over ? doc.outcome : null,
       faults: this.faultsAt(step),
       h,
@@ -450,8 +523,10 @@ export class Viewer {
     const step = this.step;
     const final = step === this.last && doc.over && doc.revealed;
     const revealed = Boolean(final && this.reveal);
-    const view = revealed ? doc.revealed : doc.views[step];
-    const ctx = this.context(doc, step, revealed);
+    // "Show all hands" is the spectator's; a seat's view stays what that seat knew.
+    const allHands = Boolean(!revealed && this.allHands && doc.seat === null && doc.allViews);
+    const view = revealed ? doc.revealed : allHands ? doc.allViews[step] : doc.views[step];
+    const ctx = this.context(doc, step, revealed, allHands);
 
     let drawn;
     try {
@@ -465,14 +540,17 @@ export class Viewer {
     this.table.dataset.perspective = doc.seat === null ? "spectator" : String(doc.seat);
     this.table.dataset.step = String(step);
     this.table.classList.toggle("pv-revealed", revealed);
+    this.table.classList.toggle("pv-allhands", allHands);
+    this.table.dataset.hands = allHands || revealed ? "all" : "";
 
     this.revealLabel.hidden = !final;
-    this.drawCaption(doc, step, revealed);
+    this.handsLabel.hidden = !(this.spectator.allViews && doc.seat === null);
+    this.drawCaption(doc, step, revealed, allHands);
     this.drawControls(step);
     this.drawMoveList(step);
   }
 
-  drawCaption(doc, step, revealed) {
+  drawCaption(doc, step, revealed, allHands) {
     const frame = this.spectator.frames[step];
     const seats = this.spectator.seats;
     const parts = [];
@@ -493,12 +571,13 @@ export class Viewer {
           link,
         ),
       );
-      parts.push(h("div", { class: "pv-cap-lines" }, frame.lines.length ? frame.lines.map((line) => h("div", null, line)) : h("code", null, compact(move.action))));
+      parts.push(h("div", { class: "pv-cap-lines" }, frame.lines.length ? this.narrationLines(step) : h("code", null, compact(move.action))));
       if (move.note) parts.push(h("div", { class: "pv-note" }, `“${move.note}”`));
     }
     parts.push(this.faultLines(step));
     if (step === this.last && doc.over && doc.outcome) parts.push(this.outcomeLine());
     if (revealed) parts.push(h("div", { class: "pv-revealed-note" }, "The game is over: every hidden card is shown."));
+    else if (allHands) parts.push(h("div", { class: "pv-revealed-note" }, "All hands shown: what no player could see at this point."));
     else if (doc.seat !== null) parts.push(h("div", { class: "pv-persp-note" }, `Seen as seat ${doc.seat}: only what ${doc.seats[doc.seat]} knew at this point.`));
     this.caption.replaceChildren(...parts.flat());
   }

@@ -57,7 +57,9 @@ def test_each_games_replay_loads_steps_deep_links_and_switches_perspective(
     page.click("button[title^='Forward']")
     assert _step(tab) == 1
     if line := _first_line(document, 1):
-        assert line in page.inner_text(".pv-caption")
+        # In the renderer's plain English if it rewords the engine's lines (`narrate`), which stay in the tooltip.
+        said = page.inner_text(".pv-caption") + (page.get_attribute(".pv-cap-lines > div", "title") or "")
+        assert line in said
     page.click("button[title^='Forward']")
     page.click("button[title^='Back']")
     assert _step(tab) == 1 and page.locator(".pv-move.pv-current").get_attribute("data-step") == "1"
@@ -206,4 +208,79 @@ def test_the_replay_can_be_downloaded_as_json(open_tab: Callable[..., Tab]) -> N
     assert download.value.suggested_filename == f"parlour-match-{match.pk}-love_letter.json"
     with open(download.value.path()) as file:
         assert '"format":"parlour-replay/1"' in file.read().replace(" ", "")
+    tab.assert_no_errors()
+
+
+SIZES = {"laptop": {"width": 1366, "height": 900}, "phone": PHONE}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_every_viewer_fits_the_screen_at_the_deal_the_middle_and_the_end(
+    open_tab: Callable[..., Tab], game_id: str, size: str
+) -> None:
+    """No sideways scrolling and no console error, from the deal to the end, with all hands shown and hidden."""
+    match = record_match(game_id, players=3, seed=14)
+    last = len(match.replay["moves"])
+    width = SIZES[size]["width"]
+    tab = _open_match(open_tab, match, viewport=SIZES[size])
+    page = tab.page
+    tab.assert_fits(width)
+    for step, name in ((last // 2, "middle"), (last, "end")):
+        page.evaluate(f"window.parlourViewer.go({step})")
+        assert _step(tab) == step
+        tab.assert_fits(width)
+        tab.shot(f"{game_id}-{size}-{name}")
+    if page.is_enabled(".pv-hands input"):  # disabled where nothing is hidden from a spectator (High Society)
+        page.check(".pv-hands input")
+    page.evaluate(f"window.parlourViewer.go({last // 3})")
+    tab.assert_fits(width)
+    tab.shot(f"{game_id}-{size}-all-hands")
+    tab.assert_no_errors()
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_show_all_hands_reveals_every_hand_of_a_finished_game_to_the_spectator_only(
+    open_tab: Callable[..., Tab], game_id: str
+) -> None:
+    match = record_match(game_id, players=3, seed=15)
+    document = frames(match.replay)
+    hides = any(step["patch"] for step in document["all_hands"][1:]) or bool(document["all_hands"][0]["view"])
+    step = max(1, len(match.replay["moves"]) // 3)
+    tab = _open_match(open_tab, match, f"#move={step}")
+    page = tab.page
+    # Off by default: the spectator sees what anyone at the table saw.
+    assert page.is_visible(".pv-hands") and not page.is_checked(".pv-hands input")
+    assert page.get_attribute(TABLE, "data-hands") == ""
+    hidden_view = page.inner_html(TABLE)
+    if not page.is_enabled(".pv-hands input"):
+        assert not hides  # e.g. TEN: every card in play is public
+        tab.assert_no_errors()
+        return
+    page.check(".pv-hands input")
+    assert page.get_attribute(TABLE, "data-hands") == "all" and page.inner_html(TABLE) != hidden_view
+    assert "All hands shown" in page.inner_text(".pv-caption")
+    # A seat's view stays what that seat knew; the switch belongs to the spectator.
+    page.click(".pv-persp-btn[data-seat='1']")
+    page.wait_for_selector(f"{TABLE}[data-perspective='1']")
+    assert page.is_hidden(".pv-hands") and page.get_attribute(TABLE, "data-hands") == ""
+    tab.assert_no_errors()
+
+
+def test_the_default_speed_shows_a_long_game_in_under_a_minute(open_tab: Callable[..., Tab]) -> None:
+    match = record_match("ten", players=5, seed=16)
+    moves = len(match.replay["moves"])
+    tab = _open_match(open_tab, match)
+    page = tab.page
+    interval = page.evaluate("window.parlourViewer.interval")
+    assert page.input_value(".pv-speed") == "1" and moves * interval < 60_000, (moves, interval)
+    # The speed menu says how long the whole game takes.
+    assert re.search("1\u00d7 \u00b7 \\d+ s", page.inner_text(".pv-speed"))
+    page.click(".pv-play")
+    started = time.monotonic()
+    page.wait_for_timeout(2000)
+    page.click(".pv-play")
+    played = _step(tab)
+    # About 2000 / interval moves in two seconds (timers are coarse under load: a generous margin).
+    assert played >= min(moves, 2000 // interval // 2), (played, interval, time.monotonic() - started)
     tab.assert_no_errors()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from games.frames import ReplayError, VersionMismatch, expand_views, frames
+from games.frames import ALL_HANDS_OMITS, ReplayError, VersionMismatch, all_hands_views, expand_views, frames
 from games.registry import GAMES, builtin_players, get_game, make_player
 
 
@@ -134,3 +134,32 @@ def test_an_unfinished_replay_reveals_nothing() -> None:
     replay["moves"] = replay["moves"][:5]
     document = frames(copy.deepcopy(replay))
     assert document["over"] is False and document["revealed"] is None and len(document["frames"]) == 6
+    # "Show all hands" has nothing to show either: hands stay hidden until the end.
+    assert document["all_hands"] is None and all_hands_views(document) is None
+
+
+def test_a_finished_replay_shows_all_hands_at_every_step_to_the_spectator(game_id: str) -> None:
+    replay = _replay(game_id, seed=7)
+    document = frames(replay)
+    game = get_game(game_id)
+    state = game.new_state(replay["players"], replay["seed"])
+    views = all_hands_views(document)
+    assert views is not None and len(views) == len(replay["moves"]) + 1
+
+    def expected() -> dict[str, Any]:
+        shown = {key: value for key, value in state.full_view().items() if key not in ALL_HANDS_OMITS}
+        return {**state.public_view(), **shown}
+
+    assert views[0] == expected()
+    for step, move in enumerate(replay["moves"], start=1):
+        state.apply(move["action"])
+        assert views[step] == expected(), f"step {step}"
+    assert "deck" not in document["all_hands"][0]["view"]
+
+
+def test_only_the_spectators_document_carries_all_hands() -> None:
+    replay = _replay("love_letter", seed=8)
+    assert frames(replay, 0)["all_hands"] is None
+    hands = expand_views(frames(replay), "all_hands")
+    # Love Letter hides the hands from the spectator, so "all hands" has them at the deal already.
+    assert "hands" in hands[0] and len(hands[0]["hands"]) == replay["players"]
