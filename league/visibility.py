@@ -7,6 +7,7 @@ information and visibility"; docs/decisions.md.
 
 from __future__ import annotations
 
+from django.contrib.auth import models as auth
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -17,7 +18,7 @@ from league.models import ApiToken, Bot, Challenge, Match, Tournament
 User = AbstractBaseUser | AnonymousUser
 
 
-def signed_in(user: User) -> AbstractBaseUser:
+def signed_in(user: auth.User | AnonymousUser) -> auth.User:
     """The account behind a request only a signed-in user gets to (login_required, DRF's IsAuthenticated, the
     admin), typed as one. An anonymous user here means the view lost its guard: refused, never served as nobody."""
     if isinstance(user, AnonymousUser):

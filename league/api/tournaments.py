@@ -235,7 +235,13 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         form.is_valid(raise_exception=True)
         data = form.validated_data
         created = tournaments.do_create_tournament(
-            request.user, data["game"], data["name"], data["format"], data["settings"], data["bots"], data["rated"]
+            visibility.signed_in(request.user),
+            data["game"],
+            data["name"],
+            data["format"],
+            data["settings"],
+            data["bots"],
+            data["rated"],
         )
         return self._detail(created, status.HTTP_201_CREATED)
 

@@ -199,13 +199,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def resume(self, request: Request, pk: str) -> Response:
         """Its owner puts the bot back on the ladder, lifting an automatic pause."""
-        bot = services.do_resume_bot(self.get_object(), request.user)
+        bot = services.do_resume_bot(self.get_object(), visibility.signed_in(request.user))
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def disable(self, request: Request, pk: str) -> Response:
         """Its owner takes the bot off the ladder; it keeps its rating."""
-        bot = services.do_disable_bot(self.get_object(), request.user)
+        bot = services.do_disable_bot(self.get_object(), visibility.signed_in(request.user))
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
 
@@ -363,10 +363,10 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        token, key = services.do_create_token(request.user, form.validated_data["name"])
+        token, key = services.do_create_token(visibility.signed_in(request.user), form.validated_data["name"])
         data = {**serializers.TokenSerializer(token).data, "key": key}
         return cache_headers.no_store(Response(data, status=status.HTTP_201_CREATED))
 
     def destroy(self, request: Request, pk: str) -> Response:
-        services.do_revoke_token(request.user, int(pk))
+        services.do_revoke_token(visibility.signed_in(request.user), int(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)
