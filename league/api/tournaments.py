@@ -100,7 +100,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
     }
 
 
-def _match_json(match: Match, by_version: dict[int, Entry], request: Request) -> dict[str, Any]:
+def _match_json(match: Match, by_version: dict[int | None, Entry], request: Request) -> dict[str, Any]:
     return {
         "id": match.pk,
         "url": request.build_absolute_uri(match.get_absolute_url()),

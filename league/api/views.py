@@ -42,7 +42,8 @@ def _read_upload(upload: File[bytes]) -> bytes:
         raise services.ServiceError(
             f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code="too_large"
         )
-    return upload.read(MAX_UPLOAD_BYTES + 1)
+    data: bytes = upload.read(MAX_UPLOAD_BYTES + 1)
+    return data
 
 
 # A finished match never changes: its replay and frames may be cached by anyone, for long.
