@@ -143,6 +143,5 @@ class ChallengeViewSet(viewsets.GenericViewSet[Challenge]):
     def _paginator(self) -> BasePagination:
         from rest_framework.settings import api_settings
 
-        # api_settings imports the class its setting names; the stubs type the setting as the dotted path.
-        pagination: type[BasePagination] = api_settings.DEFAULT_PAGINATION_CLASS  # type: ignore[assignment]
+        pagination: type[BasePagination] = api_settings.DEFAULT_PAGINATION_CLASS  # type: ignore[assignment]  # a class once imported; the stubs say str
         return pagination()

@@ -34,8 +34,7 @@ class Pagination(LimitOffsetPagination):
 def paginate_list(view: APIView, rows: list[T]) -> tuple[list[T], Pagination]:
     """A page of an in-memory list (head-to-head results, the games) with the same parameters as a queryset."""
     paginator = Pagination()
-    # DRF pages any sequence (len and slices); its stubs accept only a QuerySet.
-    page: list[T] | None = paginator.paginate_queryset(rows, view.request, view=view)  # type: ignore[arg-type]
+    page: list[T] | None = paginator.paginate_queryset(rows, view.request, view=view)  # type: ignore[arg-type]  # DRF pages lists too; the stubs want a QuerySet
     return list(page or []), paginator
 
 
@@ -47,7 +46,7 @@ def paginate_with_total(view: APIView, rows: QuerySet[M]) -> tuple[list[M], Pagi
     paginator.limit = limit = paginator.get_limit(view.request) or Pagination.default_limit  # (never None here)
     paginator.offset = offset = paginator.get_offset(view.request)
     page = list(rows[offset : offset + limit])
-    paginator.count = page[0].total if page else rows.count()  # type: ignore[attr-defined]  # queries.with_total's
+    paginator.count = page[0].total if page else rows.count()  # type: ignore[attr-defined]  # queries.with_total's annotation
     return page, paginator
 
 
@@ -81,8 +80,7 @@ class MatchCursorPagination(CursorPagination):
         if not encoded:
             return None  # absent or empty: the first page
         cursor = _read_cursor(encoded, self.offset_cutoff)
-        # The position is the string from the query, as in DRF; djangorestframework-stubs type it as an int.
-        position: str | None = cursor.position if cursor else None  # type: ignore[assignment]
+        position: str | None = cursor.position if cursor else None  # type: ignore[assignment]  # a str in DRF; the stubs say int
         if cursor is None or not _valid_position(position, self.ordering[0].lstrip("-")):
             raise _bad_cursor()
         return cursor
@@ -99,8 +97,8 @@ def _read_cursor(encoded: str, offset_cutoff: int) -> Cursor | None:
     offset, reverse = tokens.get("o", ["0"])[0], tokens.get("r", ["0"])[0]
     if not (offset.isascii() and offset.isdigit() and len(offset) <= 9) or reverse not in {"0", "1"}:
         return None
-    position = tokens.get("p", [None])[0]  # a string, as DRF's own cursors carry it (the stubs say int)
-    return Cursor(offset=min(int(offset), offset_cutoff), reverse=reverse == "1", position=position)  # type: ignore[arg-type]
+    position = tokens.get("p", [None])[0]
+    return Cursor(offset=min(int(offset), offset_cutoff), reverse=reverse == "1", position=position)  # type: ignore[arg-type]  # a str in DRF; the stubs say int
 
 
 def _valid_position(position: str | None, field: str) -> bool:

@@ -34,8 +34,8 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped
 class ErrorDetailSerializer(Describes):
     code = serializers.CharField()
     message = serializers.CharField()
-    # DRF's metaclass moves declared fields off the class, so this does not replace Serializer.fields.
-    fields = serializers.DictField(required=False, help_text="Per-field messages (400 only).")  # type: ignore[assignment]
+    # (DRF's metaclass moves declared fields off the class: this does not replace Serializer.fields.)
+    fields = serializers.DictField(required=False, help_text="Per-field messages (400 only).")  # type: ignore[assignment]  # see above
     retry_after_seconds = serializers.IntegerField(required=False, help_text="429 only: when to try again.")
     retry_at = serializers.DateTimeField(required=False)
 
