@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from drf_spectacular.openapi import AutoSchema
 
 
-class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # its __init_subclass__ is unannotated
+class ApiTokenScheme(OpenApiAuthenticationExtension):
     target_class = "league.api.auth.ApiTokenAuthentication"
     name = "tokenAuth"
 
