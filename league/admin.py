@@ -4,17 +4,20 @@ from django.contrib import admin
 
 from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat
 
+_VERSION_FIELDS = ("number", "status", "language", "builtin", "archive_size", "validation_log", "created")
+_SEAT_FIELDS = ("number", "bot_version", "rank", "score", "fault", "fault_detail", "moves", "time_ms")
 
-class BotVersionInline(admin.TabularInline):
+
+class BotVersionInline(admin.TabularInline[BotVersion, Bot]):
     model = BotVersion
-    fields = ["number", "status", "language", "builtin", "archive_size", "validation_log", "created"]
-    readonly_fields = fields
+    fields = _VERSION_FIELDS
+    readonly_fields = _VERSION_FIELDS
     extra = 0
     can_delete = False
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(admin.ModelAdmin[Bot]):
     list_display = ["__str__", "game", "is_builtin", "is_active", "created"]
     list_filter = ["game", "is_builtin", "is_active"]
     search_fields = ["name", "owner__username"]
@@ -22,22 +25,22 @@ class BotAdmin(admin.ModelAdmin):
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):
+class BotVersionAdmin(admin.ModelAdmin[BotVersion]):
     list_display = ["__str__", "status", "language", "created", "validated"]
     list_filter = ["status", "language"]
     readonly_fields = ["archive_size", "validation_log", "validation_stderr", "validated"]
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(admin.TabularInline[Seat, Match]):
     model = Seat
-    fields = ["number", "bot_version", "rank", "score", "fault", "fault_detail", "moves", "time_ms"]
-    readonly_fields = fields
+    fields = _SEAT_FIELDS
+    readonly_fields = _SEAT_FIELDS
     extra = 0
     can_delete = False
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(admin.ModelAdmin[Match]):
     list_display = ["__str__", "game", "kind", "status", "attempts", "created", "finished_at"]
     list_filter = ["game", "kind", "status"]
     readonly_fields = [
@@ -56,7 +59,7 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(admin.ModelAdmin[Rating]):
     list_display = ["bot", "elo", "games", "wins"]
     list_filter = ["bot__game"]
     # Ratings change only through match results (RatingChange rows): never by hand.
@@ -64,13 +67,13 @@ class RatingAdmin(admin.ModelAdmin):
 
 
 @admin.register(RatingChange)
-class RatingChangeAdmin(admin.ModelAdmin):
+class RatingChangeAdmin(admin.ModelAdmin[RatingChange]):
     list_display = ["match", "bot", "before", "after"]
     readonly_fields = ["match", "bot", "before", "after"]
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     list_display = ["user", "name", "prefix", "created", "last_used"]
     readonly_fields = ["prefix", "key_hash", "last_used"]
 

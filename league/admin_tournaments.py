@@ -4,7 +4,7 @@ that ask for confirmation first. Every write goes through league.tournaments (re
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from django import forms
 from django.contrib import admin, messages
@@ -13,8 +13,9 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django_stubs_ext import WithAnnotations
 
-from league import tournaments
+from league import tournaments, visibility
 from league.forms import BoundedModelMultipleChoiceField
 from league.models import Bot, Entry, Round, Tournament
 from league.services import ServiceError
@@ -33,9 +34,18 @@ SETTING_FIELDS = [
 ]
 
 
-class TournamentForm(forms.ModelForm):
+ENTRANT_CHOICES = Bot.objects.select_related("owner").order_by("game", "owner__username", "name")
+ENTRY_FIELDS = ("position", "seed", "bot", "bot_version", "score", "games", "tiebreaks", "forfeited", "eliminated_in")
+ROUND_FIELDS = ("number", "status", "started_at", "finished_at")
+
+
+class _Counted(TypedDict):
+    entrant_count: int  # TournamentAdmin.get_queryset's annotation
+
+
+class TournamentForm(forms.ModelForm[Tournament]):
     bots = BoundedModelMultipleChoiceField(
-        queryset=Bot.objects.select_related("owner").order_by("game", "owner__username", "name"),
+        queryset=ENTRANT_CHOICES,
         required=False,
         widget=FilteredSelectMultiple("bots", is_stacked=False),
         help_text="The entrants: bots of the tournament's game. Their newest ready version is pinned at the start.",
@@ -68,8 +78,8 @@ class TournamentForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance.pk:
-            bots = self.fields["bots"]
-            bots.queryset = bots.queryset.filter(game=self.instance.game)  # type: ignore[attr-defined]
+            bots = cast(BoundedModelMultipleChoiceField[Bot], self.fields["bots"])
+            bots.queryset = ENTRANT_CHOICES.filter(game=self.instance.game)
             stored = self.instance.settings or {}
             for key in SETTING_FIELDS:
                 self.initial[key] = stored.get(key)
@@ -92,7 +102,8 @@ class TournamentForm(forms.ModelForm):
         return chosen
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data  # what ModelForm.clean returns (typed as optional on BaseForm)
         game = data.get("game") or self.instance.game  # read-only once the draft exists
         if self.errors or not game or not data.get("format"):
             return data
@@ -106,10 +117,10 @@ class TournamentForm(forms.ModelForm):
         return data
 
 
-class EntryInline(admin.TabularInline):
+class EntryInline(admin.TabularInline[Entry, Tournament]):
     model = Entry
-    fields = ["position", "seed", "bot", "bot_version", "score", "games", "tiebreaks", "forfeited", "eliminated_in"]
-    readonly_fields = fields
+    fields = ENTRY_FIELDS
+    readonly_fields = ENTRY_FIELDS
     extra = 0
     can_delete = False
     ordering = ["position", "seed", "id"]
@@ -118,10 +129,10 @@ class EntryInline(admin.TabularInline):
         return False
 
 
-class RoundInline(admin.TabularInline):
+class RoundInline(admin.TabularInline[Round, Tournament]):
     model = Round
-    fields = ["number", "status", "started_at", "finished_at"]
-    readonly_fields = fields
+    fields = ROUND_FIELDS
+    readonly_fields = ROUND_FIELDS
     extra = 0
     can_delete = False
 
@@ -161,7 +172,7 @@ def _confirmed(
 
 
 @admin.register(Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(admin.ModelAdmin[Tournament]):
     form = TournamentForm
     list_display = ["name", "game", "format", "status", "paused", "rated", "entrants", "created", "finished_at"]
     list_filter = ["status", "game", "format"]
@@ -199,8 +210,8 @@ class TournamentAdmin(admin.ModelAdmin):
         return super().get_queryset(request).annotate(entrant_count=Count("entries"))
 
     @admin.display(description="entrants", ordering="entrant_count")
-    def entrants(self, tournament: Tournament) -> int:
-        return tournament.entrant_count  # type: ignore[attr-defined]
+    def entrants(self, tournament: WithAnnotations[Tournament, _Counted]) -> int:
+        return tournament.entrant_count
 
     def get_readonly_fields(self, request: HttpRequest, obj: Tournament | None = None) -> list[str]:
         if obj is None:
@@ -218,13 +229,17 @@ class TournamentAdmin(admin.ModelAdmin):
             ("Settings (empty: the format's default)", {"fields": list(SETTING_FIELDS)}),
         ]
 
-    def get_form(self, request: HttpRequest, obj: Tournament | None = None, change: bool = False, **kwargs: Any):  # type: ignore[no-untyped-def]
+    def get_form(
+        self, request: HttpRequest, obj: Tournament | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[Tournament]]:
         if obj is not None and obj.status != Tournament.Status.DRAFT:
             kwargs["form"] = forms.ModelForm  # nothing editable once started
             kwargs["fields"] = []
         return super().get_form(request, obj, change, **kwargs)
 
-    def save_model(self, request: HttpRequest, obj: Tournament, form: forms.ModelForm, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: Tournament, form: forms.ModelForm[Tournament], change: bool
+    ) -> None:
         if not isinstance(form, TournamentForm):
             return  # started: read-only
         data = form.cleaned_data
@@ -235,7 +250,7 @@ class TournamentAdmin(admin.ModelAdmin):
                 )
             else:
                 created = tournaments.do_create_tournament(
-                    request.user,
+                    visibility.signed_in(request.user),
                     data["game"],
                     data["name"],
                     data["format"],

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.core.cache import caches
 from django.db import connection
@@ -74,4 +74,4 @@ def cached(key: str, compute: Callable[[], T], timeout: int | None = None) -> T:
             cache.set(key, value)
         else:
             cache.set(key, value, timeout)
-    return value
+    return cast(T, value)  # what compute() gave for this key

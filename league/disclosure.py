@@ -37,7 +37,7 @@ def mark_disclosure(matches: Iterable[Match]) -> None:
     seeds = {match.seed for match in finished}
     in_play = set(_in_flight().filter(seed__in=seeds).values_list("seed", flat=True)) if seeds else set()
     for match in finished:
-        match.deal_in_play = match.seed in in_play  # type: ignore[attr-defined]
+        match.deal_in_play = match.seed in in_play  # type: ignore[attr-defined]  # as with_disclosure annotates it
 
 
 def is_disclosed(match: Match) -> bool:

@@ -1,16 +1,20 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.db.models import Model
 
 from games.registry import GAMES
 from league.ids import MAX_ID, parse_id
 from league.models import Challenge
 
 ID_ERROR = f"Enter an id: a whole number from 1 to {MAX_ID}."
+
+_M = TypeVar("_M", bound=Model)
 
 
 class IdsField(forms.Field):
@@ -34,7 +38,7 @@ class IdsField(forms.Field):
         return [number for number in ids if number is not None]
 
 
-class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
+class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField[_M]):
     """ModelMultipleChoiceField whose values are ids within league.ids' bound: Django looks a larger one up with
     ``pk__in``, which overflows (a 500) instead of finding nothing."""
 
@@ -44,7 +48,7 @@ class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
                 raise ValidationError(
                     self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": item}
                 )
-        return super()._check_values(value)
+        return super()._check_values(value)  # type: ignore[misc]  # private in Django, so absent from django-stubs
 
 
 class BotUploadForm(forms.Form):
@@ -53,9 +57,9 @@ class BotUploadForm(forms.Form):
     description = forms.CharField(max_length=200, required=False)
     file = forms.FileField(help_text="A single .py file, or a .zip with main.py (or bot.toml) at its top. Max 1 MB.")
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["game"].choices = [(game_id, GAMES[game_id].title) for game_id in GAMES]
+        cast(forms.ChoiceField, self.fields["game"]).choices = [(game_id, GAMES[game_id].title) for game_id in GAMES]
 
 
 class VersionUploadForm(forms.Form):
@@ -66,14 +70,14 @@ class TokenForm(forms.Form):
     name = forms.CharField(max_length=60, help_text="What the token is for, e.g. 'my laptop'.")
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(UserCreationForm[User]):
     """Django's sign-up form with an e-mail address: the only way back into an account whose password is lost."""
 
     email = forms.EmailField(
         required=False, max_length=254, help_text="Optional: where a password-reset link can be sent."
     )
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]  # django-stubs omits this Meta
         fields = ("username", "email")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
@@ -39,7 +40,7 @@ class MemoryOnlyUploadHandler(MemoryFileUploadHandler):
     """Every uploaded file in memory, whatever its size: the body limit bounds the request, and a file beyond the
     upload limit keeps only its first ``MAX_UPLOAD_BYTES + 1`` bytes (its ``size`` stays true, for the message)."""
 
-    def handle_raw_input(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def handle_raw_input(self, *args: Any, **kwargs: Any) -> None:
         self.activated = True  # not only under FILE_UPLOAD_MAX_MEMORY_SIZE: there is no handler after this one
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:

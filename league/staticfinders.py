@@ -19,7 +19,7 @@ Django's own FileSystemFinder, through ``STATICFILES_DIRS``, as ``league/viewer/
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,8 @@ class GameViewerFinder(BaseFinder):
             if path is not None:
                 yield game_id, path
 
-    def find(self, path: str, find_all: bool = False, **kwargs: Any) -> str | list[str]:
+    # Not django-stubs' overloads (str | None without find_all): like Django's own finders, this returns [] then.
+    def find(self, path: str, find_all: bool = False, **kwargs: Any) -> str | list[str]:  # type: ignore[override]
         # ``all`` is the pre-5.2 name of ``find_all``; accept either, like Django's own finders.
         find_all = bool(kwargs.get("all", find_all))
         match = re.fullmatch(rf"{PREFIX}/([^/]+)/{re.escape(RENDERER)}", path.replace("\\", "/"))
@@ -56,7 +57,7 @@ class GameViewerFinder(BaseFinder):
         # Like Django's own finders: a list, empty when nothing is found (``finders.find`` relies on it).
         return [found] if found else []
 
-    def list(self, ignore_patterns: list[str] | None) -> Iterator[tuple[str, FileSystemStorage]]:
+    def list(self, ignore_patterns: Iterable[str] | None) -> Iterator[tuple[str, FileSystemStorage]]:
         for game_id, path in self._renderers():
             if ignore_patterns and matches_patterns(RENDERER, ignore_patterns):
                 continue

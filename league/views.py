@@ -29,6 +29,7 @@ from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
     SORTS,
     BoardRow,
+    Change,
     board_rows,
     fault_counts,
     head_to_head,
@@ -98,7 +99,7 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
     reverse = request.GET.get("order") == "reverse"
     number = request.GET.get("page")
     try:
-        page_key = str(int(number))  # type: ignore[arg-type]
+        page_key = str(int(number))  # type: ignore[arg-type]  # None raises TypeError, caught below
     except (TypeError, ValueError):
         page_key = "1"  # what Paginator.get_page shows for a missing or malformed number
     key = f"board:{game}:{sort}:{int(reverse)}:{page_key}:{caching.board_fingerprint(game)}"
@@ -223,10 +224,10 @@ def bot_ladder(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot, pk=pk)
     try:
         if request.POST.get("action") == "disable":
-            services.do_disable_bot(bot, request.user)
+            services.do_disable_bot(bot, visibility.signed_in(request.user))
             messages.success(request, "Taken off the ladder. It keeps its rating; resume it at any time.")
         else:
-            services.do_resume_bot(bot, request.user)
+            services.do_resume_bot(bot, visibility.signed_in(request.user))
             messages.success(request, "Back on the ladder: it will be scheduled within a few seconds.")
     except services.ServiceError as error:
         if error.status == 403:
@@ -260,11 +261,11 @@ def sparkline_svg(values: list[float]) -> str:
     )
 
 
-def history_chart(changes: list[Any]) -> dict[str, Any] | None:
+def history_chart(changes: list[Change]) -> dict[str, Any] | None:
     """An Elo-by-game line with its 95% band, as SVG coordinates (None before the first rated game)."""
     if not changes:
         return None
-    series = [(0, changes[0].before, ratings.INITIAL_VARIANCE, None)]
+    series: list[tuple[int, float, float, Change | None]] = [(0, changes[0].before, ratings.INITIAL_VARIANCE, None)]
     series += [(n, c.after, c.variance, c) for n, c in enumerate(changes, start=1)]
     if len(series) > CHART_MAX_POINTS:  # thin out evenly, always keeping the latest game
         stride = len(series) / CHART_MAX_POINTS
@@ -340,7 +341,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
     return cache_headers.private(response) if own_seats else response  # the owner's fault view and stderr
 
 
-def _upload_bytes(form) -> tuple[bytes, str]:  # type: ignore[no-untyped-def]
+def _upload_bytes(form: BotUploadForm | VersionUploadForm) -> tuple[bytes, str]:
     upload = form.cleaned_data["file"]
     if upload.size > MAX_UPLOAD_BYTES:
         raise services.ServiceError(f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes")
@@ -354,7 +355,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
         try:
             data, filename = _upload_bytes(form)
             bot = services.do_create_bot(
-                request.user,
+                visibility.signed_in(request.user),
                 form.cleaned_data["game"],
                 form.cleaned_data["name"],
                 data,
@@ -422,7 +423,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
     new_key = None
     if request.method == "POST" and form.is_valid():
-        _token, new_key = services.do_create_token(request.user, form.cleaned_data["name"])
+        _token, new_key = services.do_create_token(visibility.signed_in(request.user), form.cleaned_data["name"])
         form = TokenForm()
     context = {"form": form, "tokens": visibility.tokens(request.user), "new_key": new_key}
     response = render(request, "league/tokens.html", context)
@@ -433,7 +434,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
 @require_POST
 def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     try:
-        services.do_revoke_token(request.user, pk)
+        services.do_revoke_token(visibility.signed_in(request.user), pk)
     except services.ServiceError as error:
         messages.error(request, error.message)
     else:

@@ -37,9 +37,9 @@ def client_address(request: HttpRequest) -> str:
     """AXES_CLIENT_IP_CALLABLE: the address a log-in attempt is counted against. Behind TRUSTED_PROXY_COUNT reverse
     proxies that each append the address they saw to X-Forwarded-For, it is the entry the outermost proxy appended
     (the N-th from the right); anything further left the client wrote itself. Without proxies, REMOTE_ADDR."""
-    remote = request.META.get("REMOTE_ADDR", "")
+    remote: str = request.META.get("REMOTE_ADDR", "")
     proxies = settings.TRUSTED_PROXY_COUNT
     if not proxies:
         return remote
-    hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    hops: list[str] = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
     return hops[-proxies] if len(hops) >= proxies else remote

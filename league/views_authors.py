@@ -248,17 +248,18 @@ def starter_zip(request: HttpRequest, game: str) -> HttpResponse:
 
 @login_required
 def challenge_list(request: HttpRequest) -> HttpResponse:
-    mine = list(challenges.challenges_for(request.user).order_by("-created", "-id")[:50])
+    user = visibility.signed_in(request.user)
+    mine = list(challenges.challenges_for(user).order_by("-created", "-id")[:50])
     versions = {
         v.pk: v
         for v in BotVersion.objects.select_related("bot__owner").filter(pk__in={pk for c in mine for pk in c.opponents})
     }
     for challenge in mine:
-        challenge.opponent_versions = [versions[pk] for pk in challenge.opponents if pk in versions]  # type: ignore[attr-defined]
+        challenge.opponent_versions = [versions[pk] for pk in challenge.opponents if pk in versions]  # type: ignore[attr-defined]  # for the template
     context = {
         "challenges": mine,
-        "bots": Bot.objects.filter(owner=request.user).order_by("game", "name"),
-        "used": challenges.games_in_last_hour(request.user),
+        "bots": Bot.objects.filter(owner=user).order_by("game", "name"),
+        "used": challenges.games_in_last_hour(user),
         "limit": settings.CHALLENGE_GAMES_PER_HOUR,
     }
     return render(request, "league/authors/challenges.html", context)
@@ -293,7 +294,7 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
                 challenge = challenges.do_create_version_test(request.user, bot.pk, games)
             else:
                 challenge = challenges.do_create_challenge(request.user, bot.pk, form.cleaned_data["opponents"], games)
-        except challenges.RateLimited as exc:
+        except services.RateLimited as exc:
             error, status, retry_after = exc.message, 429, exc.retry_after
         except services.ServiceError as exc:
             error, status = exc.message, (exc.status if exc.status in (400, 403, 404, 409) else 400)

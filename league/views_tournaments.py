@@ -35,7 +35,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         ).select_related("bot__owner")
     }
     for tournament in listed:
-        tournament.winner = winners.get(tournament.pk)  # type: ignore[attr-defined]
+        tournament.winner = winners.get(tournament.pk)  # type: ignore[attr-defined]  # for the template
     sections = [
         ("Running", [t for t in listed if t.status == Tournament.Status.RUNNING]),
         ("Drafts", [t for t in listed if t.status == Tournament.Status.DRAFT]),
@@ -51,7 +51,7 @@ def tournament_page(request: HttpRequest, pk: int) -> HttpResponse:
     rounds, entries = view.rounds, view.entries
     names = tf.TIEBREAKS[tournament.format]
     for entry in entries:
-        entry.tiebreak_values = [entry.tiebreaks.get(name) for name in names]  # type: ignore[attr-defined]
+        entry.tiebreak_values = [entry.tiebreaks.get(name) for name in names]  # type: ignore[attr-defined]  # for the template
     current = next((view for view in rounds if view.round.status == Round.Status.RUNNING), None)
     context = {
         "tournament": tournament,
@@ -172,7 +172,8 @@ def bracket_layout(tournament: Tournament, rounds: list[RoundView]) -> Bracket |
                 ]
             )
     # Lay out: the first column stacked; later boxes centred on their sources, pushed down where they would overlap.
-    paths, headings = [], []
+    paths: list[str] = []
+    headings: list[tuple[float, str]] = []
     for index, column in enumerate(columns):
         x = index * (COLUMN + GAP)
         headings.append((x, _heading(index, max(len(columns), tournament.planned_rounds), tournament)))

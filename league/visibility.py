@@ -7,13 +7,23 @@ information and visibility"; docs/decisions.md.
 
 from __future__ import annotations
 
+from django.contrib.auth import models as auth
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 
 from league.models import ApiToken, Bot, Challenge, Match, Tournament
 
 User = AbstractBaseUser | AnonymousUser
+
+
+def signed_in(user: auth.User | AnonymousUser) -> auth.User:
+    """The account behind a request only a signed-in user gets to (login_required, DRF's IsAuthenticated, the
+    admin), typed as one. An anonymous user here means the view lost its guard: refused, never served as nobody."""
+    if isinstance(user, AnonymousUser):
+        raise PermissionDenied
+    return user
 
 
 def tournaments(user: User) -> QuerySet[Tournament]:
@@ -44,7 +54,7 @@ def tokens(user: User) -> QuerySet[ApiToken]:
     """A user's own API tokens; nobody else's, staff included (the admin shows prefixes, never keys)."""
     if not user.is_authenticated:
         return ApiToken.objects.none()
-    return ApiToken.objects.filter(user=user)
+    return ApiToken.objects.filter(user_id=user.pk)
 
 
 def sees_owner_data(user: User, bot: Bot) -> bool:

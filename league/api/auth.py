@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
@@ -13,7 +14,7 @@ from league.services import hash_token
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     keywords = ("token", "bearer")
 
-    def authenticate(self, request: Request):  # type: ignore[override]
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
         header = authentication.get_authorization_header(request).split()
         if not header or header[0].decode(errors="replace").lower() not in self.keywords:
             return None

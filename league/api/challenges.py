@@ -19,6 +19,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.exceptions import NotAuthenticated
+from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -29,7 +30,7 @@ from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeS
 from league.models import BotVersion, Challenge
 
 
-class ChallengeCreateSerializer(serializers.Serializer):
+class ChallengeCreateSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.ChoiceField(choices=Challenge.Kind.choices, default=Challenge.Kind.CHALLENGE)
     bot = IdField()
     games = serializers.IntegerField(min_value=1)
@@ -103,7 +104,7 @@ def challenge_json(challenge: Challenge, request: Request | None = None, with_re
         responses={201: ChallengeSerializer, **errors(400, 401, 403, 404, 409, 429)},
     ),
 )
-class ChallengeViewSet(viewsets.GenericViewSet):
+class ChallengeViewSet(viewsets.GenericViewSet[Challenge]):
     """Challenges and version tests: unrated games between your bot and chosen bots, or two of its versions."""
 
     lookup_value_regex = "[0-9]+"
@@ -139,7 +140,8 @@ class ChallengeViewSet(viewsets.GenericViewSet):
             challenge = challenges.do_create_challenge(request.user, data["bot"], data["opponents"], data["games"])
         return Response(challenge_json(challenge, request), status=status.HTTP_201_CREATED)
 
-    def _paginator(self):  # type: ignore[no-untyped-def]
+    def _paginator(self) -> BasePagination:
         from rest_framework.settings import api_settings
 
-        return api_settings.DEFAULT_PAGINATION_CLASS()
+        pagination: type[BasePagination] = api_settings.DEFAULT_PAGINATION_CLASS  # type: ignore[assignment]  # a class once imported; the stubs say str
+        return pagination()

@@ -45,8 +45,8 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
         code = getattr(exc, "default_code", "error")
         detail = getattr(exc, "detail", str(exc))
         response.data = {"error": {"code": code, "message": str(detail)}}
-        if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and getattr(exc, "wait", None):
-            response.data["error"]["retry_after_seconds"] = int(exc.wait)
+        if response.status_code == status.HTTP_429_TOO_MANY_REQUESTS and (wait := getattr(exc, "wait", None)):
+            response.data["error"]["retry_after_seconds"] = int(wait)
     return response
 
 

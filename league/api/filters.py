@@ -40,7 +40,7 @@ def identifier(request: Request, name: str) -> int | None:
 def moment(request: Request, name: str, end_of_day: bool = False) -> datetime.datetime | None:
     """An ISO date (2026-11-30: the day's start, or its end for an upper bound) or date-time."""
     value = request.query_params.get(name)
-    if value in (None, ""):
+    if not value:  # absent or empty
         return None
     try:
         parsed = parse_datetime(value)

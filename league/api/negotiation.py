@@ -6,19 +6,22 @@ renderers of its own (the schema: YAML by default, JSON on request) falls back t
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from django.http import Http404
 from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 
 
 class JsonWhateverTheAccept(DefaultContentNegotiation):
     def select_renderer(
-        self, request: Request, renderers: list[Any], format_suffix: str | None = None
-    ) -> tuple[Any, str]:
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        choices = list(renderers)  # (DRF passes the view's list)
         try:
-            return super().select_renderer(request, renderers, format_suffix)
+            chosen: tuple[BaseRenderer, str] = super().select_renderer(request, choices, format_suffix)
         except (NotAcceptable, Http404):  # nothing the client accepts, or an unknown ?format=
-            return renderers[0], renderers[0].media_type
+            return choices[0], choices[0].media_type
+        return chosen

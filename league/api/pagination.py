@@ -5,17 +5,21 @@ results}. The match list, a million rows and growing at the head, pages by curso
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, TypeVar
 from urllib import parse
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from django.utils.dateparse import parse_datetime
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import Cursor, CursorPagination, LimitOffsetPagination
 from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from league.api import filters
 from league.ids import parse_id
+
+T = TypeVar("T")
+M = TypeVar("M", bound=Model)
 
 
 class Pagination(LimitOffsetPagination):
@@ -23,26 +27,26 @@ class Pagination(LimitOffsetPagination):
     max_limit = 200
     max_offset = 10**9  # beyond any list, and inside every database's integers
 
-    def get_offset(self, request):  # type: ignore[no-untyped-def]
+    def get_offset(self, request: Request) -> int:
         return min(super().get_offset(request), self.max_offset)
 
 
-def paginate_list(view, rows: list) -> tuple[list, Pagination]:  # type: ignore[no-untyped-def,type-arg]
+def paginate_list(view: APIView, rows: list[T]) -> tuple[list[T], Pagination]:
     """A page of an in-memory list (head-to-head results, the games) with the same parameters as a queryset."""
     paginator = Pagination()
-    page = paginator.paginate_queryset(rows, view.request, view=view)
+    page: list[T] | None = paginator.paginate_queryset(rows, view.request, view=view)  # type: ignore[arg-type]  # DRF pages lists too; the stubs want a QuerySet
     return list(page or []), paginator
 
 
-def paginate_with_total(view, rows: QuerySet) -> tuple[list, Pagination]:  # type: ignore[no-untyped-def,type-arg]
+def paginate_with_total(view: APIView, rows: QuerySet[M]) -> tuple[list[M], Pagination]:
     """A page of a queryset whose rows carry ``total`` (queries.with_total): one query for the page and its count,
     the same parameters and answer as ``Pagination``. Only a page past the end asks for the count on its own."""
     paginator = Pagination()
     paginator.request = view.request
-    paginator.limit = paginator.get_limit(view.request)
-    paginator.offset = paginator.get_offset(view.request)
-    page = list(rows[paginator.offset : paginator.offset + paginator.limit])
-    paginator.count = page[0].total if page else rows.count()
+    paginator.limit = limit = paginator.get_limit(view.request) or Pagination.default_limit  # (never None here)
+    paginator.offset = offset = paginator.get_offset(view.request)
+    page = list(rows[offset : offset + limit])
+    paginator.count = page[0].total if page else rows.count()  # type: ignore[attr-defined]  # queries.with_total's annotation
     return page, paginator
 
 
@@ -76,7 +80,8 @@ class MatchCursorPagination(CursorPagination):
         if not encoded:
             return None  # absent or empty: the first page
         cursor = _read_cursor(encoded, self.offset_cutoff)
-        if cursor is None or not _valid_position(cursor.position, self.ordering[0].lstrip("-")):
+        position: str | None = cursor.position if cursor else None  # type: ignore[assignment]  # a str in DRF; the stubs say int
+        if cursor is None or not _valid_position(position, self.ordering[0].lstrip("-")):
             raise _bad_cursor()
         return cursor
 
@@ -92,7 +97,8 @@ def _read_cursor(encoded: str, offset_cutoff: int) -> Cursor | None:
     offset, reverse = tokens.get("o", ["0"])[0], tokens.get("r", ["0"])[0]
     if not (offset.isascii() and offset.isdigit() and len(offset) <= 9) or reverse not in {"0", "1"}:
         return None
-    return Cursor(offset=min(int(offset), offset_cutoff), reverse=reverse == "1", position=tokens.get("p", [None])[0])
+    position = tokens.get("p", [None])[0]
+    return Cursor(offset=min(int(offset), offset_cutoff), reverse=reverse == "1", position=position)  # type: ignore[arg-type]  # a str in DRF; the stubs say int
 
 
 def _valid_position(position: str | None, field: str) -> bool:

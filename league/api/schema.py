@@ -3,18 +3,26 @@ responses the views build as plain JSON. These serializers describe; they never 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 from league.ids import MAX_ID
 
+# These serializers only describe JSON the views build: they never take an instance, so it has no type.
+Describes = serializers.Serializer[Any]
+
+if TYPE_CHECKING:
+    from drf_spectacular.openapi import AutoSchema
+
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
     target_class = "league.api.auth.ApiTokenAuthentication"
     name = "tokenAuth"
 
-    def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, Any]:
         return {
             "type": "apiKey",
             "in": "header",
@@ -23,15 +31,16 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
         }
 
 
-class ErrorDetailSerializer(serializers.Serializer):
+class ErrorDetailSerializer(Describes):
     code = serializers.CharField()
     message = serializers.CharField()
-    fields = serializers.DictField(required=False, help_text="Per-field messages (400 only).")
+    # (DRF's metaclass moves declared fields off the class: this does not replace Serializer.fields.)
+    fields = serializers.DictField(required=False, help_text="Per-field messages (400 only).")  # type: ignore[assignment]  # see above
     retry_after_seconds = serializers.IntegerField(required=False, help_text="429 only: when to try again.")
     retry_at = serializers.DateTimeField(required=False)
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(Describes):
     error = ErrorDetailSerializer()
 
 
@@ -47,7 +56,7 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
     return dict.fromkeys(codes, ERROR)
 
 
-class GameSerializer(serializers.Serializer):
+class GameSerializer(Describes):
     id = serializers.CharField()
     title = serializers.CharField()
     min_players = serializers.IntegerField()
@@ -58,7 +67,7 @@ class GameSerializer(serializers.Serializer):
     builtin_players = serializers.ListField(child=serializers.CharField())
 
 
-class BoardRowSerializer(serializers.Serializer):
+class BoardRowSerializer(Describes):
     rank = serializers.IntegerField()
     bot = serializers.IntegerField()
     name = serializers.CharField()
@@ -77,7 +86,7 @@ class BoardRowSerializer(serializers.Serializer):
     recent = serializers.JSONField()
 
 
-class _Page(serializers.Serializer):
+class _Page(Describes):
     count = serializers.IntegerField()
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
@@ -90,7 +99,7 @@ class LeaderboardSerializer(_Page):
     results = BoardRowSerializer(many=True)
 
 
-class HeadToHeadRowSerializer(serializers.Serializer):
+class HeadToHeadRowSerializer(Describes):
     opponent = serializers.IntegerField()
     name = serializers.CharField()
     games = serializers.IntegerField()
@@ -106,7 +115,7 @@ class HeadToHeadSerializer(_Page):
     results = HeadToHeadRowSerializer(many=True)
 
 
-class EntrySerializer(serializers.Serializer):
+class EntrySerializer(Describes):
     position = serializers.IntegerField(allow_null=True)
     entry = serializers.IntegerField()
     bot = serializers.IntegerField()
@@ -121,13 +130,13 @@ class EntrySerializer(serializers.Serializer):
     eliminated_in = serializers.IntegerField(allow_null=True)
 
 
-class ChallengeVersionSerializer(serializers.Serializer):
+class ChallengeVersionSerializer(Describes):
     bot = serializers.IntegerField()
     name = serializers.CharField()
     version = serializers.IntegerField()
 
 
-class _ChallengeBase(serializers.Serializer):
+class _ChallengeBase(Describes):
     id = serializers.IntegerField()
     url = serializers.URLField()
     kind = serializers.CharField()
@@ -166,7 +175,7 @@ class ChallengeSerializer(_ChallengeBase):
     matches = serializers.ListField(child=serializers.JSONField())
 
 
-class TournamentDetailSerializer(serializers.Serializer):
+class TournamentDetailSerializer(Describes):
     """The tournament, its progress in percent, its standings and its rounds (the list's fields, and more)."""
 
     id = serializers.IntegerField()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -33,7 +34,7 @@ def _is_owner(context: dict[str, Any], bot: Bot) -> bool:
     return bool(request and visibility.sees_owner_data(request.user, bot))
 
 
-class RatingSerializer(serializers.ModelSerializer):
+class RatingSerializer(serializers.ModelSerializer[Rating]):
     sigma = serializers.FloatField(read_only=True)
     interval = serializers.SerializerMethodField()
     provisional = serializers.BooleanField(read_only=True)
@@ -81,7 +82,7 @@ def board_row_json(row: BoardRow) -> dict[str, Any]:
     }
 
 
-class RatingChangeSerializer(serializers.ModelSerializer):
+class RatingChangeSerializer(serializers.ModelSerializer[RatingChange]):
     at = serializers.DateTimeField(source="created", read_only=True)
     delta = serializers.SerializerMethodField()
     sigma = serializers.SerializerMethodField()
@@ -114,7 +115,7 @@ def head_to_head_json(row: HeadToHead) -> dict[str, Any]:
     }
 
 
-class BotVersionSerializer(serializers.ModelSerializer):
+class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
     class Meta:
         model = BotVersion
         fields = [
@@ -136,7 +137,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
         return data
 
 
-class BotSerializer(serializers.ModelSerializer):
+class BotSerializer(serializers.ModelSerializer[Bot]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     rating = RatingSerializer(read_only=True)
     url = serializers.HyperlinkedIdentityField(view_name="bot", read_only=True)
@@ -173,7 +174,7 @@ class BotDetailSerializer(BotSerializer):
         return [{"cause": cause, "description": label, "count": n} for cause, label, n in fault_counts(bot)]
 
 
-class BotCreateSerializer(serializers.Serializer):
+class BotCreateSerializer(serializers.Serializer[dict[str, Any]]):
     game = serializers.ChoiceField(choices=[])
     name = serializers.SlugField(max_length=40)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
@@ -181,14 +182,14 @@ class BotCreateSerializer(serializers.Serializer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["game"].choices = game_choices()
+        cast(serializers.ChoiceField, self.fields["game"]).choices = game_choices()
 
 
-class VersionCreateSerializer(serializers.Serializer):
+class VersionCreateSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField()
 
 
-class SeatSerializer(serializers.ModelSerializer):
+class SeatSerializer(serializers.ModelSerializer[Seat]):
     bot = serializers.IntegerField(source="bot_version.bot_id", read_only=True)
     bot_name = serializers.CharField(source="bot_version.bot.__str__", read_only=True)
     version = serializers.IntegerField(source="bot_version.number", read_only=True)
@@ -204,7 +205,7 @@ class SeatSerializer(serializers.ModelSerializer):
         return data
 
 
-class MatchSerializer(serializers.ModelSerializer):
+class MatchSerializer(serializers.ModelSerializer[Match]):
     seats = SeatSerializer(many=True, read_only=True)
     url = serializers.HyperlinkedIdentityField(view_name="match", read_only=True)
     seed = serializers.SerializerMethodField(help_text="Null until the match is finished and its deal played out.")
@@ -234,13 +235,13 @@ class MatchSerializer(serializers.ModelSerializer):
         return disclosure.public_seed(match)  # it fixes every hand: hidden while the deal is in play
 
 
-class TokenSerializer(serializers.ModelSerializer):
+class TokenSerializer(serializers.ModelSerializer[ApiToken]):
     class Meta:
         model = ApiToken
         fields = ["id", "name", "prefix", "created", "last_used"]
 
 
-class TokenCreateSerializer(serializers.Serializer):
+class TokenCreateSerializer(serializers.Serializer[dict[str, Any]]):
     name = serializers.CharField(max_length=60)
 
 
@@ -251,7 +252,7 @@ class NewTokenSerializer(TokenSerializer):
         fields = [*TokenSerializer.Meta.fields, "key"]
 
 
-class MeSerializer(serializers.Serializer):
+class MeSerializer(serializers.Serializer[User]):
     id = serializers.IntegerField(read_only=True)
     username = serializers.CharField(read_only=True)
     email = serializers.EmailField(read_only=True, allow_blank=True)
@@ -261,13 +262,13 @@ class MeSerializer(serializers.Serializer):
     tokens = serializers.SerializerMethodField()
     auth = serializers.SerializerMethodField()
 
-    def get_bots(self, user: Any) -> list[int]:
+    def get_bots(self, user: User) -> list[int]:
         return list(Bot.objects.filter(owner=user).order_by("id").values_list("id", flat=True))
 
-    def get_tokens(self, user: Any) -> int:
+    def get_tokens(self, user: User) -> int:
         return ApiToken.objects.filter(user=user).count()
 
-    def get_auth(self, user: Any) -> str:
+    def get_auth(self, user: User) -> str:
         """How this request was authenticated: "token" or "session"."""
         request = self.context.get("request")
         return "token" if request is not None and isinstance(request.auth, ApiToken) else "session"

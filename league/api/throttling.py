@@ -20,7 +20,8 @@ class _SettingsRateThrottle(SimpleRateThrottle):
         pass
 
     def get_rate(self) -> str | None:
-        return getattr(settings, "REST_FRAMEWORK", {}).get("DEFAULT_THROTTLE_RATES", {}).get(self.scope)
+        rate: str | None = getattr(settings, "REST_FRAMEWORK", {}).get("DEFAULT_THROTTLE_RATES", {}).get(self.scope)
+        return rate
 
     def allow_request(self, request: Request, view: Any) -> bool:
         self.rate = self.get_rate()

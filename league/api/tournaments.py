@@ -35,7 +35,7 @@ class IsStaffOrReadOnly(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
 
 
-class TournamentSerializer(serializers.ModelSerializer):
+class TournamentSerializer(serializers.ModelSerializer[Tournament]):
     url = serializers.HyperlinkedIdentityField(view_name="tournament", read_only=True)
     entrants = serializers.IntegerField(read_only=True)
     rounds_played = serializers.IntegerField(read_only=True)
@@ -61,7 +61,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         ]
 
 
-class TournamentCreateSerializer(serializers.Serializer):
+class TournamentCreateSerializer(serializers.Serializer[dict[str, Any]]):
     name = serializers.CharField(max_length=100)
     game = serializers.CharField(max_length=40)
     format = serializers.ChoiceField(choices=Tournament.Format.choices)
@@ -70,7 +70,7 @@ class TournamentCreateSerializer(serializers.Serializer):
     bots = id_list(required=False, default=list)
 
 
-class TournamentUpdateSerializer(serializers.Serializer):
+class TournamentUpdateSerializer(serializers.Serializer[dict[str, Any]]):
     name = serializers.CharField(max_length=100, required=False)
     format = serializers.ChoiceField(choices=Tournament.Format.choices, required=False)
     settings = serializers.DictField(required=False)
@@ -78,7 +78,7 @@ class TournamentUpdateSerializer(serializers.Serializer):
     bots = id_list(required=False)
 
 
-class EntryCreateSerializer(serializers.Serializer):
+class EntryCreateSerializer(serializers.Serializer[dict[str, Any]]):
     bot = IdField()
     version = IdField(required=False, allow_null=True, default=None, help_text="A version's id, to pin it.")
 
@@ -100,7 +100,7 @@ def entry_json(entry: Entry) -> dict[str, Any]:
     }
 
 
-def _match_json(match: Match, by_version: dict[int, Entry], request: Request) -> dict[str, Any]:
+def _match_json(match: Match, by_version: dict[int | None, Entry], request: Request) -> dict[str, Any]:
     return {
         "id": match.pk,
         "url": request.build_absolute_uri(match.get_absolute_url()),
@@ -191,7 +191,7 @@ _staff_action = extend_schema(
     resume=_staff_action,
     cancel=_staff_action,
 )
-class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Tournament]):
     """Tournaments, newest first (``?status=``, ``?game=``). The detail has the standings (with tie-breaks), the
     rounds with every table and match, and the progress in percent. Staff: POST to create a draft (``name``,
     ``game``, ``format``, ``settings``, ``rated``, ``bots``), PATCH a draft, POST ``entries`` to add a bot, and POST
@@ -235,7 +235,13 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         form.is_valid(raise_exception=True)
         data = form.validated_data
         created = tournaments.do_create_tournament(
-            request.user, data["game"], data["name"], data["format"], data["settings"], data["bots"], data["rated"]
+            visibility.signed_in(request.user),
+            data["game"],
+            data["name"],
+            data["format"],
+            data["settings"],
+            data["bots"],
+            data["rated"],
         )
         return self._detail(created, status.HTTP_201_CREATED)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
-from django.db.models import Prefetch, QuerySet
+from django.core.files import File
+from django.db.models import Model, Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -15,6 +16,7 @@ from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import BaseSerializer
 from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
@@ -35,12 +37,13 @@ from league.models import ApiToken, Bot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
 
 
-def _read_upload(upload) -> bytes:  # type: ignore[no-untyped-def]
+def _read_upload(upload: File[bytes]) -> bytes:
     if upload.size > MAX_UPLOAD_BYTES:
         raise services.ServiceError(
             f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code="too_large"
         )
-    return upload.read(MAX_UPLOAD_BYTES + 1)
+    data: bytes = upload.read(MAX_UPLOAD_BYTES + 1)
+    return data
 
 
 # A finished match never changes: its replay and frames may be cached by anyone, for long.
@@ -74,7 +77,7 @@ BOT_FILTERS = [
         parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, pattern="^[a-z_]+$")],
     ),
 )
-class GameViewSet(viewsets.GenericViewSet):
+class GameViewSet(viewsets.GenericViewSet[Model]):  # no model: the games are code
     """The games of the league, their player counts, options and built-in players."""
 
     lookup_value_regex = "[a-z_]+"
@@ -123,7 +126,7 @@ BOT_ORDERING = {
         parameters=[ID], request=None, responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)}
     ),
 )
-class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
     """Bots: anyone may list and read them; a signed-in user uploads a bot and new versions of their own bots."""
 
     queryset = Bot.objects.none()  # for the schema; get_queryset builds the real one
@@ -142,7 +145,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             bots = bots.prefetch_related("versions")
         return bots
 
-    def get_serializer_class(self):  # type: ignore[no-untyped-def]
+    def get_serializer_class(self) -> type[BaseSerializer[Bot]]:
         return serializers.BotDetailSerializer if self.action == "retrieve" else serializers.BotSerializer
 
     def retrieve(self, request: Request, *args: object, **kwargs: object) -> Response:
@@ -184,7 +187,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         """The bot's rating history, oldest first: one entry per rated match (paginated)."""
         bot = self.get_object()
         changes = RatingChange.objects.filter(bot=bot).order_by("id")
-        page = self.paginate_queryset(changes)
+        page = self.paginate_queryset(changes)  # type: ignore[arg-type]  # DRF pages any queryset; the stubs want a Bot one
         return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
 
     @action(detail=True, methods=["get"], url_path="head-to-head", pagination_class=None)
@@ -199,13 +202,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def resume(self, request: Request, pk: str) -> Response:
         """Its owner puts the bot back on the ladder, lifting an automatic pause."""
-        bot = services.do_resume_bot(self.get_object(), request.user)
+        bot = services.do_resume_bot(self.get_object(), visibility.signed_in(request.user))
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def disable(self, request: Request, pk: str) -> Response:
         """Its owner takes the bot off the ladder; it keeps its rating."""
-        bot = services.do_disable_bot(self.get_object(), request.user)
+        bot = services.do_disable_bot(self.get_object(), visibility.signed_in(request.user))
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
 
@@ -237,7 +240,7 @@ def _cache_finished(response: Response, match: Match, request: Request) -> Respo
         },
     ),
 )
-class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Match]):
     """Matches, newest first; filter with ?game=, ?bot=, ?tournament=, ?status=, ?kind=, ?created_after=,
     ?created_before=; sort with ?ordering=. Paged by cursor: follow ``next``; there is no total count."""
 
@@ -334,7 +337,7 @@ class MeView(APIView):
     serializer_class = serializers.MeSerializer
 
     def get(self, request: Request) -> Response:
-        data = serializers.MeSerializer(request.user, context={"request": request}).data
+        data = serializers.MeSerializer(visibility.signed_in(request.user), context={"request": request}).data
         return cache_headers.private(Response(data))
 
 
@@ -346,7 +349,7 @@ class MeView(APIView):
     ),
     destroy=extend_schema(parameters=[ID], responses={204: None, **errors(401, 404)}),
 )
-class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
     """Your API tokens: list them (never their keys), create one (its key is shown once, in the answer), revoke one."""
 
     permission_classes = [IsAuthenticated]
@@ -363,10 +366,10 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        token, key = services.do_create_token(request.user, form.validated_data["name"])
+        token, key = services.do_create_token(visibility.signed_in(request.user), form.validated_data["name"])
         data = {**serializers.TokenSerializer(token).data, "key": key}
         return cache_headers.no_store(Response(data, status=status.HTTP_201_CREATED))
 
     def destroy(self, request: Request, pk: str) -> Response:
-        services.do_revoke_token(request.user, int(pk))
+        services.do_revoke_token(visibility.signed_in(request.user), int(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)

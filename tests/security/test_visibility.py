@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 import requests
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.exceptions import PermissionDenied
 
 from games.frames import expand_views
 from games.registry import get_game
-from league import challenges, services, tournaments
+from league import challenges, services, tournaments, visibility
 from league.models import Bot, BotVersion, Match, Tournament
 from tests.browser.recorded import play_replay
 from tests.conftest import EXAMPLE_BOT
@@ -237,3 +238,13 @@ def test_owner_data_is_private_and_a_new_key_is_never_stored(
     fault_view = _get(owner_page, f"{site}/matches/{match.pk}/")
     assert "only you can see this" in fault_view.text and "private" in _directives(fault_view)
     assert "private" not in _directives(_get(stranger, f"{site}/matches/{match.pk}/"))
+
+
+@pytest.mark.django_db
+def test_an_action_for_the_signed_in_refuses_an_anonymous_user() -> None:
+    """visibility.signed_in, what views behind login_required or IsAuthenticated hand to the services: should a view
+    lose its guard, an anonymous request is refused (a 403), never acted on as nobody."""
+    user = User.objects.create_user("ada", password=PASSWORD)
+    assert visibility.signed_in(user) is user
+    with pytest.raises(PermissionDenied):
+        visibility.signed_in(AnonymousUser())

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import random
 
-from parlour_sdk import log, run
+from parlour_sdk import Context, log, run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only, as in the SDK: importing typing would slow the bot's start-up
+    from typing import Any
 
 
-def act(obs: dict, legal: list[dict], ctx) -> tuple[dict, str]:
+def act(obs: dict[str, Any], legal: list[dict[str, Any]], ctx: Context) -> tuple[dict[str, Any], str]:
     choice = random.choice(legal)
     return choice, f"random pick of {len(legal)}"
 
 
-def on_end(ctx, obs: dict) -> None:
+def on_end(ctx: Context, obs: dict[str, Any]) -> None:
     log(f"seat {ctx.seat}: match over after {ctx.moves} moves, outcome {ctx.outcome}")
 
 

@@ -667,12 +667,14 @@ def _drive_example_bot(seed: int) -> RanczoState:
     bot = subprocess.Popen(
         [sys.executable, str(EXAMPLE_BOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
     )
-    assert bot.stdin and bot.stdout
+    stdin, stdout = bot.stdin, bot.stdout
+    assert stdin and stdout
 
     def ask(message: dict[str, Any]) -> dict[str, Any]:
-        bot.stdin.write(json.dumps(message) + "\n")  # type: ignore[union-attr]
-        bot.stdin.flush()  # type: ignore[union-attr]
-        return json.loads(bot.stdout.readline())  # type: ignore[union-attr]
+        stdin.write(json.dumps(message) + "\n")
+        stdin.flush()
+        reply: dict[str, Any] = json.loads(stdout.readline())
+        return reply
 
     try:
         start = {
@@ -694,10 +696,10 @@ def _drive_example_bot(seed: int) -> RanczoState:
                 state.apply(reply["action"])
             else:
                 state.apply(opponent.act(state.observation(1), state.legal_actions()))
-        bot.stdin.write(
+        stdin.write(
             json.dumps({"type": "end", "outcome": state.outcome().to_json(), "obs": state.observation(0)}) + "\n"
         )
-        bot.stdin.close()
+        stdin.close()
         assert bot.wait(timeout=10) == 0
     finally:
         if bot.poll() is None:
