@@ -7,7 +7,7 @@ Everything drives the real code, no copy: ``league.fitting`` (fit, rank ranges) 
 matchmaking), and today's ``league.ratings.rate_match`` with ``league.pairing.plan_tables``.
 
 - **Order**: 16 bots 60 Elo apart (the true ratings, centred on 1500). Matches are planned two at a time (a queue
-  of depth 2, ``max_in_flight`` 2), played from the Elo model — a table's ranking is a Plackett–Luce draw with
+  of depth 2, ``max_in_flight`` 2), played from the Elo model — a table's ranking is a Plackett-Luce draw with
   strengths 10^(r/400), an exponential race, so every pair at the table keeps the Elo probability — then recorded
   (fitted: refit warm-started from the last fit; online: ``rate_match``). Every 20 matches the order is checked:
   the figure is the first check from which the order holds at every later check up to ``--cap`` matches; "never"
@@ -16,7 +16,7 @@ matchmaking), and today's ``league.ratings.rate_match`` with ``league.pairing.pl
   bot plays exactly 50 matches; the share of bots whose 95% interval holds its (centred) true rating.
 - **Scale**: 10,000 bots, 1,000,000 two-player games between random opponents, aggregated by ``pair_counts``; one
   fit from cold, then one more game and a refit warm-started from the first: seconds, Newton iterations, and the
-  peak memory traced during the fit. The propagated σ (used above 2,000 bots) is compared with the exact one on
+  peak memory traced during the fit. The propagated sigma (used above 2,000 bots) is compared with the exact one on
   2,000 bots.
 
 The last line is ``ratings: fitted <matches> online <matches|never>`` for the 16-bot two-player case.
@@ -51,7 +51,7 @@ def true_ratings(bots: int = BOTS, gap: float = GAP) -> np.ndarray:
 
 
 def play(seats: Sequence[int], truth: np.ndarray, rng: np.random.Generator) -> list[int]:
-    """Ranks (1 = best) from a Plackett–Luce exponential race: P(i ahead of j) is the Elo expectation for every pair."""
+    """Ranks (1 = best) from a Plackett-Luce exponential race: P(i ahead of j) is the Elo expectation for every pair."""
     finish = rng.exponential(1.0 / 10 ** (truth[list(seats)] / 400.0))
     ranks = np.empty(len(seats), dtype=np.int64)
     ranks[np.argsort(finish)] = np.arange(1, len(seats) + 1)
@@ -172,7 +172,9 @@ def synthetic(bots: int, games: int, seed: int) -> tuple[np.ndarray, list[Result
     a = rng.integers(0, bots, games)
     b = (a + rng.integers(1, bots, games)) % bots
     wins = rng.random(games) < 1 / (1 + 10 ** ((truth[b] - truth[a]) / 400))
-    return truth, [([x, y], [1, 2] if w else [2, 1]) for x, y, w in zip(a.tolist(), b.tolist(), wins.tolist())]
+    return truth, [
+        ([x, y], [1, 2] if w else [2, 1]) for x, y, w in zip(a.tolist(), b.tolist(), wins.tolist(), strict=True)
+    ]
 
 
 def scale(bots: int, games: int, results_file: str | None) -> None:
@@ -189,7 +191,10 @@ def scale(bots: int, games: int, results_file: str | None) -> None:
     print(f"  {bots:,} bots, {games:,} games ({len(counts.first):,} pairs); aggregating the results {aggregate:.1f} s")
     print(f"  cold fit: {cold_s:.1f} s, {cold.iterations} iterations, peak {cold_mb:.0f} MiB traced")
     print(f"  one more game, warm fit: {warm_s:.1f} s, {warm.iterations} iterations, peak {warm_mb:.0f} MiB traced")
-    print(f"  95% intervals (propagated σ) hold the truth for {covered:.1%}; median σ {np.median(cold.sigmas):.0f}")
+    print(
+        f"  95% intervals (propagated sigma) hold the truth for {covered:.1%}; "
+        f"median sigma {np.median(cold.sigmas):.0f}"
+    )
     for figure, value, unit in (
         ("scale cold fit", round(cold_s, 2), "s"),
         ("scale warm refit", round(warm_s, 2), "s"),
@@ -200,15 +205,15 @@ def scale(bots: int, games: int, results_file: str | None) -> None:
 
 
 def approximation(bots: int, games: int) -> None:
-    """The propagated σ (large leagues) against the exact one, on the same league."""
+    """The propagated sigma (large leagues) against the exact one, on the same league."""
     _truth, results = synthetic(bots, games, seed=11)
     counts = fitting.pair_counts(results, bots)
     exact = fitting.fit(counts)
     approx = fitting.fit(counts, warm_start=exact, dense_limit=0)
     ratio = approx.sigmas / exact.sigmas
     print(
-        f"  propagated / exact σ at {bots:,} bots, {games:,} games: median {np.median(ratio):.3f}, "
-        f"5%–95% {np.quantile(ratio, 0.05):.3f}–{np.quantile(ratio, 0.95):.3f}"
+        f"  propagated / exact sigma at {bots:,} bots, {games:,} games: median {np.median(ratio):.3f}, "
+        f"5%-95% {np.quantile(ratio, 0.05):.3f}-{np.quantile(ratio, 0.95):.3f}"
     )
 
 

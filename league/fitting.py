@@ -1,4 +1,4 @@
-"""Fitted Elo: Bradley–Terry by maximum likelihood over every rated game (docs/ratings.md, Fitted Elo). Pure: no
+"""Fitted Elo: Bradley-Terry by maximum likelihood over every rated game (docs/ratings.md, Fitted Elo). Pure: no
 database, only numpy and scipy.
 
 The model is the one online Elo approximates: bot i beats bot j with probability 1 / (1 + 10^((r_j - r_i)/400)).
@@ -6,7 +6,7 @@ A match of n seats counts as its n(n-1)/2 pairs, each scored by the ranks (win 1
 ``league.ratings`` does; so a match moves the fit about as much as one two-player game, whatever its size.
 
 - **Prior**: every bot's rating is N(1500, 350²) a priori (``PRIOR_SIGMA``, Glicko's starting deviation, as the
-  online rating's starting σ). It is worth about one even game, so it keeps a bot with one game (or only wins)
+  online rating's starting sigma). It is worth about one even game, so it keeps a bot with one game (or only wins)
   finite and barely moves a bot with fifty.
 - **Anchor**: the league mean is exactly 1500. This is not imposed, it follows: every pair's likelihood gradient
   adds and subtracts the same amount, so at the optimum the prior's pull Σ(r - 1500)/350² is zero. The number is
@@ -14,10 +14,11 @@ A match of n seats counts as its n(n-1)/2 pairs, each scored by the ranks (win 1
 - **Solver**: scipy's ``trust-ncg`` (Newton with conjugate gradients) with an exact Hessian-vector product over a
   sparse incidence matrix (scipy.sparse), warm-started from the last fit. Unknowns are on the logit scale
   (x = c·(r - 1500), c = ln 10 / 400), where the Hessian is well conditioned.
-- **σ** is the Laplace approximation of the centred ratings (the anchor removes the common shift). The pairs of one
+- **sigma** is the Laplace approximation of the centred ratings (the anchor removes the common shift). The pairs of one
   multiplayer match are decided together, so their scores vary more than independent pairs: the covariance is the
-  sandwich H⁻¹ J H⁻¹, where J counts each pair with ``(n+1)/3`` of its weight (exact for equal players, the same
-  factor as ``league.ratings.variance_updates``; 1 for two players). Up to ``DENSE_LIMIT`` bots it is exact (a
+  sandwich H⁻¹ J H⁻¹, where J counts each pair with weight² · (n+1)/3 instead of the weight 1/(n-1): the variance
+  of a seat's points in one match, exact for equal players (the factor of ``league.ratings.variance_updates``);
+  the same as H for two players, 5/9 of it for four. Up to ``DENSE_LIMIT`` bots it is exact (a
   dense inverse); above, each bot's variance is its own information plus its opponents' variances leaking in,
   v_i = J_ii/H_ii² + Σ_j (H_ij/H_ii)² v_j (``bench/ratings.py`` compares it with the exact one).
 - **Rank ranges** sample the ratings from that normal approximation (correlated when the covariance is known) and
@@ -39,7 +40,7 @@ from league.ratings import INITIAL_ELO, INITIAL_SIGMA, Z95
 
 C = math.log(10) / 400.0  # Elo points to logits
 PRIOR_SIGMA = INITIAL_SIGMA
-# Above this many bots the exact covariance (a dense n×n inverse) costs more than it is worth.
+# Above this many bots the exact covariance (a dense n x n inverse) costs more than it is worth.
 DENSE_LIMIT = 2000
 # The optimiser stops when the gradient's norm (in logits) is below this: the Newton step left is then at most
 # GTOL·τ² = 4e-4 logits (0.07 Elo) even for a bot whose only curvature is the prior's. Tighter fails on rounding.
@@ -55,7 +56,7 @@ class PairCounts:
     second: np.ndarray  # int64
     games: np.ndarray  # weighted games between them (each pair of seats of an n-player match weighs 1/(n-1))
     score: np.ndarray  # of those, the weighted points of ``first`` (win 1, tie ½)
-    information: np.ndarray  # ``games`` with each weight times (n+1)/3: how much the scores vary (the module doc)
+    information: np.ndarray  # weight² · (n+1)/3 per pair: how much the scores vary (the module doc)
 
     def together(self) -> dict[tuple[int, int], float]:
         """Weighted games per pair, as the settling pairing takes them."""
@@ -78,7 +79,8 @@ def pair_counts(
         if n < 2 or n != len(ranks) or len(set(seats)) != n:
             raise ValueError("a rated match has at least two distinct bots and one rank per seat")
         weight = 1.0 / (n - 1)
-        info = weight * (n + 1) / 3.0
+        # Var(a seat's points in one match) is (n+1)/3 times that of independent pairs: weight² · (n+1)/3.
+        info = weight * weight * (n + 1) / 3.0
         for a in range(n):
             for b in range(a + 1, n):
                 i, j, ri, rj = seats[a], seats[b], ranks[a], ranks[b]
@@ -119,7 +121,7 @@ def _coalesce(
 @dataclass(frozen=True)
 class Fit:
     ratings: np.ndarray  # Elo per bot, mean exactly INITIAL_ELO
-    sigmas: np.ndarray  # standard error of each rating (95%: ± Z95·σ)
+    sigmas: np.ndarray  # standard error of each rating (95%: ± Z95·sigma)
     covariance: np.ndarray | None  # of the ratings, in Elo²; None above DENSE_LIMIT bots
     iterations: int  # Newton steps the optimiser took
     converged: bool
@@ -136,7 +138,7 @@ def fit(
     dense_limit: int = DENSE_LIMIT,
 ) -> Fit:
     """The maximum a posteriori Elo of every bot (module doc). ``warm_start``: the last fit (or its ratings); bots
-    added since start at 1500. Above ``dense_limit`` bots σ is the propagated approximation."""
+    added since start at 1500. Above ``dense_limit`` bots sigma is the propagated approximation."""
     bots = counts.bots
     tau2 = (C * prior_sigma) ** 2
     incidence = _incidence(counts)

@@ -1,7 +1,7 @@
 """Matchmaking that settles the order (docs/ratings.md, Fitted Elo). Pure: no database.
 
 Beside ``league.pairing``, with the same ``Candidate``s, ``Policy`` and seat rotation, whose ``elo`` and ``sigma``
-are the fitted rating and its σ (``league.fitting``). Per table:
+are the fitted rating and its sigma (``league.fitting``). Per table:
 
 1. **Placement first**: while any eligible bot has fewer than ``PROVISIONAL_GAMES`` games, or has waited
    ``starve_seconds``, the table is planned as today (``pairing.plan_tables``: the neediest bot and opponents near in
