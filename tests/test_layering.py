@@ -111,7 +111,10 @@ def test_the_project_reaches_the_league_only_through_its_urls() -> None:
     assert importers == {"parlour.urls"}
 
 
-@pytest.mark.parametrize("module", ["league", "league.ratings", "league.pairing"])
+PURE_LEAGUE_MODULES = ["league", "league.ratings", "league.pairing", "league.fitting", "league.settling"]
+
+
+@pytest.mark.parametrize("module", PURE_LEAGUE_MODULES)
 def test_importing_a_pure_league_module_loads_neither_celery_nor_the_django_settings(module: str) -> None:
     # A fresh interpreter: this one has Django and Celery loaded already.
     env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
@@ -124,6 +127,18 @@ def test_importing_a_pure_league_module_loads_neither_celery_nor_the_django_sett
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.splitlines() == ["[]", "None"]
+
+
+@pytest.mark.parametrize("module", PURE_LEAGUE_MODULES[1:])
+def test_a_pure_league_module_imports_only_the_stdlib_numpy_scipy_and_pure_league_modules(module: str) -> None:
+    allowed_roots = set(sys.stdlib_module_names) | {"numpy", "scipy"}
+    offenders = [
+        name
+        for name in imports_of(module)
+        if name.split(".")[0] not in allowed_roots
+        and not any(name == pure or name.startswith(pure + ".") for pure in PURE_LEAGUE_MODULES[1:])
+    ]
+    assert offenders == []
 
 
 # ----- inside bots: the runner, the sandbox and the author tools -------------------------------------------------
