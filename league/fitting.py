@@ -186,7 +186,7 @@ def _solve(
 
     def hessp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
         p = expit(incidence @ x)
-        return transposed @ (games * p * (1.0 - p) * (incidence @ v)) + v / tau2
+        return np.asarray(transposed @ (games * p * (1.0 - p) * (incidence @ v)) + v / tau2)
 
     result = scipy.optimize.minimize(
         objective, start, jac=True, hessp=hessp, method="trust-ncg", options={"gtol": GTOL, "maxiter": 200}
@@ -206,7 +206,7 @@ def _dense_covariance(
     # The anchor (mean 1500) removes the common shift: the covariance of r - mean(r).
     centring = np.eye(bots) - 1.0 / bots
     covariance = centring @ covariance @ centring
-    return (covariance + covariance.T) / 2
+    return np.asarray((covariance + covariance.T) / 2)
 
 
 def _propagated_variances(
@@ -221,7 +221,7 @@ def _propagated_variances(
     base = noise / own**2
     variances = base.copy()
     for _ in range(rounds):
-        updated = base + leak @ variances
+        updated = np.asarray(base + leak @ variances)
         if np.allclose(updated, variances, rtol=1e-4, atol=0.0):
             return updated
         variances = updated

@@ -77,7 +77,7 @@ def _least_certain(
         for i in range(len(ordered))
         for j in range(i + 1, min(len(ordered), i + 1 + NEIGHBOURS))
     ]
-    first = max(pairs, key=lambda pair: settle_score(*pair, together) + rng.uniform(0, 1e-9))
+    first = max(pairs, key=lambda pair: settle_score(pair[0], pair[1], together) + rng.uniform(0, 1e-9))
     members = list(first)
     while len(members) < size:
         rest = [c for c in eligible if all(c is not m for m in members)]
