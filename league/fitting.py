@@ -219,7 +219,7 @@ def _propagated_variances(
     off = hessian - scipy.sparse.diags(hessian.diagonal())
     leak = scipy.sparse.diags(1.0 / own**2) @ off.multiply(off)
     base = noise / own**2
-    variances = base.copy()
+    variances: np.ndarray = np.asarray(base).copy()
     for _ in range(rounds):
         updated = np.asarray(base + leak @ variances)
         if np.allclose(updated, variances, rtol=1e-4, atol=0.0):
