@@ -206,7 +206,7 @@ def measure(args: argparse.Namespace, busiest: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from league import services
+    from league.services.ladder import do_schedule_ladder
 
     client = Client()
     endpoints = [
@@ -239,7 +239,7 @@ def measure(args: argparse.Namespace, busiest: int) -> None:
     for n in range(max(3, args.samples // 4)):
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
             began = time.perf_counter()
-            scheduled = services.do_schedule_ladder(random.Random(n), games=[GAME])
+            scheduled = do_schedule_ladder(random.Random(n), games=[GAME])
             times.append((time.perf_counter() - began) * 1000)
             count = len(queries.captured_queries)
             transaction.set_rollback(True)

@@ -3,10 +3,10 @@
 ``manage.py check_league`` runs these checks, and the reliability tests run them after every injected fault:
 
 ``rating_changes``
-    A finished match that changes ratings (``services.changes_ratings``: ladder and rated tournament games, every bot
+    A finished match that changes ratings (``changes_ratings``: ladder and rated tournament games, every bot
     distinct) has exactly one set of rating changes: one per seat. Every other match has none.
 ``ratings``
-    Every rating equals its history: ``services.do_recompute_ratings`` (the ``recompute_ratings`` command) replays
+    Every rating equals its history: ``do_recompute_ratings`` (the ``recompute_ratings`` command) replays
     the rated matches in finish order through ``ratings.rate_match`` and compares every ``Rating`` and
     ``RatingChange`` exactly, so each rating is its first value plus the sum of its changes, none lost or doubled.
 ``elo_sum``
@@ -34,8 +34,10 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from games.registry import GAMES
-from league import ratings, services
+from league import ratings
 from league.models import Match, RatingChange, Seat
+from league.services.recompute import do_recompute_ratings
+from league.services.recording import rated_matches
 
 RULES = ("rating_changes", "ratings", "elo_sum", "claims", "queue")
 # Σ Δ/K of a correct match is zero up to floating-point rounding (about 1e-15 of the Elo values).
@@ -89,7 +91,7 @@ def _count(model: type, field: str, distinct: str | None = None) -> Subquery:
 def _rating_changes(games: list[str]) -> tuple[int, list[str]]:
     matches = Match.objects.filter(game__in=games)
     rated = (
-        matches.filter(services.rated_matches(), status=Match.Status.FINISHED)
+        matches.filter(rated_matches(), status=Match.Status.FINISHED)
         .annotate(n_seats=_count(Seat, "match"), n_bots=_count(Seat, "match", "bot_version__bot"))
         .filter(n_bots=F("n_seats"))  # every bot distinct
     )
@@ -111,7 +113,7 @@ def _rating_changes(games: list[str]) -> tuple[int, list[str]]:
 
 
 def _ratings(games: list[str]) -> tuple[int, list[str]]:
-    reports = services.do_recompute_ratings(games, repair=False)
+    reports = do_recompute_ratings(games, repair=False)
     messages = [f"{report.game}: {difference}" for report in reports for difference in report.differences]
     return sum(report.bots for report in reports), messages
 
@@ -123,7 +125,7 @@ def _elo_sums(games: list[str]) -> tuple[int, list[str]]:
     messages: list[str] = []
     checked = 0
     for game_id in games:
-        rated = Match.objects.filter(services.rated_matches(), game=game_id, status=Match.Status.FINISHED)
+        rated = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED)
         change = RatingChange.objects.filter(match=OuterRef("match_id"), bot=OuterRef("bot_version__bot_id"))
         seats = (
             Seat.objects.filter(match__in=rated)

@@ -15,7 +15,7 @@ from django.templatetags.static import static
 from games.frames import ReplayError, frames
 from league import disclosure
 from league.models import Match
-from league.services import ServiceError
+from league.services.errors import ServiceError
 
 
 def renderer_url(game_id: str) -> str | None:

@@ -24,7 +24,7 @@ from django.utils.html import escape
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from league.models import ApiToken
-from league.services import hash_token
+from league.services.tokens import hash_token
 
 
 class RequestBodyLimitMiddleware:

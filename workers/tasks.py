@@ -27,9 +27,27 @@ from bots.runner import Seat as RunnerSeat
 from bots.runner import run_match as play_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
-from league import retention, services, tournaments
+from league import retention
 from league.models import BotVersion, Match
 from league.reasons import public_reason
+from league.services.bots import do_record_validation
+from league.services.ladder import do_schedule_ladder
+from league.services.matches import (
+    do_claim_match,
+    do_claim_next_match,
+    do_claim_next_version,
+    do_claim_version,
+    do_fail_match,
+    do_release_match,
+    do_release_version,
+    do_renew_lease,
+    do_renew_version_lease,
+    do_requeue_stale_matches,
+    do_resend_lost_validations,
+    retry_delay,
+)
+from league.services.recording import do_record_match_result
+from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
 from workers import code_cache, faults
 
 log = logging.getLogger(__name__)
@@ -115,7 +133,7 @@ def _retry_task(task: Task, error: BaseException, object_id: int, **kwargs: Any)
     """Celery's retry of this task for ``object_id`` (in a chain, not always the id it was sent), with the league's
     back-off; re-raise what it returns."""
     close_old_connections()
-    countdown = services.retry_delay(task.request.retries + 1)
+    countdown = retry_delay(task.request.retries + 1)
     log.warning("%s[%s]: %s; retrying in %.0f s", task.name, task.request.id, _describe(error), countdown)
     return task.retry(args=[object_id], exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None)
 
@@ -139,7 +157,7 @@ def run_match(self: Task, match_id: int, claim_token: str | None = None) -> None
     """Claim the match, play it, record it; then play on through the due matches the worker claims itself (``_Chain``).
     ``claim_token``: a retry of this worker's own claim (see ``_play_and_record``)."""
     try:
-        match = services.do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
+        match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, match_id, claim_token=claim_token) from error
     if match is None:
@@ -158,7 +176,7 @@ class _Held:
     def __init__(self, match: Match) -> None:
         self.match, self.token, self.what = match, match.claim_token, f"match {match.pk}"
         self.prepared: PreparedMatch | None = None
-        self.heartbeat = Heartbeat(lambda: services.do_renew_lease(match.pk, self.token), self.what).start()
+        self.heartbeat = Heartbeat(lambda: do_renew_lease(match.pk, self.token), self.what).start()
         log.info("%s: claimed (attempt %s)", self.what, match.attempts)
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -207,7 +225,7 @@ class _Chain:
             return None
         self.left -= 1
         try:
-            match = services.do_claim_next_match(worker=_worker(self.task))
+            match = do_claim_next_match(worker=_worker(self.task))
         except DATABASE_ERRORS as error:
             log.warning("chain: could not claim a next match: %s", _describe(error))
             close_old_connections()
@@ -224,9 +242,7 @@ class _Chain:
             log.exception("%s: could not be prepared", held.what)
             held.let_go()
             with contextlib.suppress(*DATABASE_ERRORS):
-                services.do_fail_match(
-                    match.pk, f"{_describe(error)} (not retried: not an infrastructure error)", held.token
-                )
+                do_fail_match(match.pk, f"{_describe(error)} (not retried: not an infrastructure error)", held.token)
             return None
         return held
 
@@ -239,7 +255,7 @@ def _hand_back(held: _Held | None, reason: str) -> None:
     held.let_go()
     log.warning("%s: handed back: %s", held.what, reason)
     with contextlib.suppress(*DATABASE_ERRORS):
-        services.do_release_match(held.match.pk, reason, claim_token=held.token)
+        do_release_match(held.match.pk, reason, claim_token=held.token)
 
 
 def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
@@ -256,7 +272,7 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
 
             def record() -> bool:
                 with faults.while_recording(match_id):
-                    return services.do_record_match_result(match_id, result, claim_token=token)
+                    return do_record_match_result(match_id, result, claim_token=token)
 
             recorded = _with_database_retries(what, record)
         finally:
@@ -266,7 +282,7 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.warning("%s: attempt %s failed: %s", what, held.match.attempts, _describe(error))
         try:
-            services.do_release_match(match_id, _describe(error), claim_token=token)
+            do_release_match(match_id, _describe(error), claim_token=token)
         except DATABASE_ERRORS as again:
             # Not even the release could be written: retry this task, which may take back its own claim at once.
             raise _retry_task(task, again, match_id, claim_token=token) from error
@@ -274,7 +290,7 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
     except Exception as error:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.exception("%s: failed", what)
-        services.do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
+        do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
         raise
     return following
 
@@ -283,15 +299,15 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
 def validate_version(self: Task, version_id: int, claim_token: str | None = None) -> None:
     """Claim a pending version, play its smoke match in the sandbox, record ready or rejected (like run_match).
 
-    Not necessarily ``version_id``: the fairest due version (``services.do_claim_next_version``), so that one user's
+    Not necessarily ``version_id``: the fairest due version (``do_claim_next_version``), so that one user's
     burst of uploads does not hold up another's. Each upload sends one message, so each version still gets one;
     ``version_id`` is claimed when no fairer one is left. ``claim_token``: a retry of this worker's own claim."""
     worker = _worker(self)
     try:
         if claim_token is None:
-            version = services.do_claim_next_version(worker) or services.do_claim_version(version_id, worker=worker)
+            version = do_claim_next_version(worker) or do_claim_version(version_id, worker=worker)
         else:
-            version = services.do_claim_version(version_id, worker=worker, claim_token=claim_token)
+            version = do_claim_version(version_id, worker=worker, claim_token=claim_token)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, version_id, claim_token=claim_token) from error
     if version is None:
@@ -302,13 +318,13 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     game = version.bot.game
     players = get_game(game).min_players
     try:
-        with Heartbeat(lambda: services.do_renew_version_lease(version_id, token), what):
+        with Heartbeat(lambda: do_renew_version_lease(version_id, token), what):
             try:
                 seats = [_runner_seat(version)]
             except PackagingError as error:  # stored before one of today's upload rules existed: the bot's fault
                 reason = f"The archive cannot be unpacked: {error}"
                 _with_database_retries(
-                    what, lambda: services.do_record_validation(version_id, False, reason, "", claim_token=token)
+                    what, lambda: do_record_validation(version_id, False, reason, "", claim_token=token)
                 )
                 return
             seats += [RunnerSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
@@ -322,33 +338,33 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
                 log_text = f"Smoke match failed: {mine.fault.cause} at move {mine.fault.move}: {mine.fault.detail}"
             _with_database_retries(
                 what,
-                lambda: services.do_record_validation(version_id, accepted, log_text, mine.stderr, claim_token=token),
+                lambda: do_record_validation(version_id, accepted, log_text, mine.stderr, claim_token=token),
             )
     except INFRASTRUCTURE_ERRORS as error:
         log.warning("%s: validation attempt failed: %s", what, _describe(error))
         try:
-            services.do_release_version(version_id, _describe(error), claim_token=token)
+            do_release_version(version_id, _describe(error), claim_token=token)
         except DATABASE_ERRORS as again:
             raise _retry_task(self, again, version_id, claim_token=token) from error
 
 
 @shared_task(name="parlour.schedule_ladder")
 def schedule_ladder() -> int:
-    return len(services.do_schedule_ladder())
+    return len(do_schedule_ladder())
 
 
 @shared_task(name="parlour.requeue_stale_matches")
 def requeue_stale_matches() -> int:
     """The sweeper (every MATCH_SWEEP_SECONDS): what dead workers and lost messages left behind goes out again."""
-    return len(services.do_requeue_stale_matches()) + len(services.do_resend_lost_validations())
+    return len(do_requeue_stale_matches()) + len(do_resend_lost_validations())
 
 
 @shared_task(name="parlour.advance_tournament", autoretry_for=(DatabaseError,), retry_backoff=True, max_retries=5)
 def advance_tournament(tournament_id: int | None = None) -> int:
     """After a tournament game is finalized (its id), and from beat for every running tournament (no id)."""
     if tournament_id is None:
-        return len(tournaments.do_advance_running_tournaments())
-    tournaments.do_advance_tournament(tournament_id)
+        return len(do_advance_running_tournaments())
+    do_advance_tournament(tournament_id)
     return 1
 
 

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import cache_headers, disclosure, queries, replays, services, visibility
+from league import cache_headers, disclosure, queries, replays, visibility
 from league.api import filters, serializers
 from league.api.limits import answers_rate_limits
 from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
@@ -33,11 +33,14 @@ from league.api.schema import (
 )
 from league.models import ApiToken, Bot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
+from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
+from league.services.errors import ServiceError
+from league.services.tokens import do_create_token, do_revoke_token
 
 
 def _read_upload(upload) -> bytes:  # type: ignore[no-untyped-def]
     if upload.size > MAX_UPLOAD_BYTES:
-        raise services.ServiceError(
+        raise ServiceError(
             f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code="too_large"
         )
     return upload.read(MAX_UPLOAD_BYTES + 1)
@@ -155,7 +158,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise PermissionDenied("sign in, or send an API token, to upload a bot")
         form = serializers.BotCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        bot = services.do_create_bot(
+        bot = do_create_bot(
             request.user,
             form.validated_data["game"],
             form.validated_data["name"],
@@ -175,7 +178,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         form = serializers.VersionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
-        version = services.do_add_version(bot, _read_upload(upload), upload.name)
+        version = do_add_version(bot, _read_upload(upload), upload.name)
         data = serializers.BotVersionSerializer(version, context=self.get_serializer_context()).data
         return cache_headers.private(Response(data, status=status.HTTP_201_CREATED))
 
@@ -199,13 +202,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def resume(self, request: Request, pk: str) -> Response:
         """Its owner puts the bot back on the ladder, lifting an automatic pause."""
-        bot = services.do_resume_bot(self.get_object(), request.user)
+        bot = do_resume_bot(self.get_object(), request.user)
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def disable(self, request: Request, pk: str) -> Response:
         """Its owner takes the bot off the ladder; it keeps its rating."""
-        bot = services.do_disable_bot(self.get_object(), request.user)
+        bot = do_disable_bot(self.get_object(), request.user)
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
 
@@ -363,10 +366,10 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        token, key = services.do_create_token(request.user, form.validated_data["name"])
+        token, key = do_create_token(request.user, form.validated_data["name"])
         data = {**serializers.TokenSerializer(token).data, "key": key}
         return cache_headers.no_store(Response(data, status=status.HTTP_201_CREATED))
 
     def destroy(self, request: Request, pk: str) -> Response:
-        services.do_revoke_token(request.user, int(pk))
+        do_revoke_token(request.user, int(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)

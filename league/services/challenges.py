@@ -3,7 +3,7 @@
 A *challenge* seats the owner's bot (its newest ready version) with bots they choose; a *version test* seats the
 bot's newest ready version with its previous validated one (and, in games of three or more players, a field of
 the league's built-in bots or bots the owner chooses). Either way the games are ``Match`` rows of kind CHALLENGE
-created through ``services.do_create_match`` (so ``run_match`` plays them and ratings ignore them), seats rotated
+created through ``do_create_match`` (so ``run_match`` plays them and ratings ignore them), seats rotated
 one place per game, consecutive rotations sharing a deal. Results count, for each opponent, the pairwise games
 between the owner's seat and that opponent's seat (better rank wins, equal ranks draw) with an Elo-difference
 estimate and its 95% interval (``bots.authoring.sprt``). Writes are ``do_*`` functions; views and the API stay thin.
@@ -15,27 +15,20 @@ says when enough of the hour's earlier games will have aged out.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 from django.utils import timezone
 
-from bots.authoring.sprt import SPRT, Estimate, Tally, elo_estimate
 from games.registry import GAMES, builtin_players
-from league import services
 from league import tournament_formats as tf
-from league.models import Bot, BotVersion, Challenge, Match, Seat
-from league.services import RateLimited, ServiceError, hourly_retry_at, wait_text
-
-WINDOW = services.HOUR
-# The version test's sequential test (fishtest's default bounds): shown with its results, never used to stop early.
-VERSION_TEST_SPRT = SPRT(elo0=0.0, elo1=5.0, alpha=0.05, beta=0.05)
-PLAYED = (BotVersion.Status.READY, BotVersion.Status.RETIRED)  # versions that passed validation
-
+from league.challenge_queries import previous_version
+from league.models import Bot, BotVersion, Challenge, Match
+from league.services.bots import SYSTEM_USERNAME, do_register_builtin_bots
+from league.services.errors import HOUR, RateLimited, ServiceError, hourly_retry_at, wait_text
+from league.services.matches import do_create_match
 
 # ----- creating ---------------------------------------------------------------------------------------------------
 
@@ -97,7 +90,7 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
     if games > limit:
         raise ServiceError(f"at most {limit} challenge games per hour", code="too_many_games")
     recent = list(
-        Challenge.objects.filter(owner=owner, created__gt=timezone.now() - WINDOW)
+        Challenge.objects.filter(owner=owner, created__gt=timezone.now() - HOUR)
         .order_by("created")
         .values_list("created", "games")
     )
@@ -138,7 +131,7 @@ def _create(
             seats = table[shift:] + table[:shift]
             # Rotations of one table share a deal: luck of the cards evens out along with the seats.
             seed = tf.match_seed(challenge.seed, 0, 0, number // size)  # a challenge: one table of one round
-            matches.append(services.do_create_match(game, seats, seed=seed, kind=Match.Kind.CHALLENGE))
+            matches.append(do_create_match(game, seats, seed=seed, kind=Match.Kind.CHALLENGE))
         challenge.matches.add(*matches)
     return challenge
 
@@ -151,11 +144,6 @@ def do_create_challenge(owner: AbstractBaseUser, bot_id: int, opponent_ids: list
         raise ServiceError("choose at least one opponent")
     opponents = _opponent_versions(bot.game, opponent_ids, exclude=bot.pk)
     return _create(owner, Challenge.Kind.CHALLENGE, bot.game, _ready_version(bot), opponents, games)
-
-
-def previous_version(bot: Bot, version: BotVersion) -> BotVersion | None:
-    """The newest version before ``version`` that passed validation: what a version test compares against."""
-    return bot.versions.filter(number__lt=version.number, status__in=PLAYED).order_by("-number").first()
 
 
 def do_create_version_test(
@@ -188,135 +176,10 @@ def _builtin_version(game: str) -> BotVersion:
     """The version of the game's strongest built-in bot (registered on first use)."""
     names = sorted(builtin_players(game))
     name = next((n for n in names if n != "random"), "random")
-    bots = Bot.objects.filter(game=game, is_builtin=True, name=name, owner__username=services.SYSTEM_USERNAME)
+    bots = Bot.objects.filter(game=game, is_builtin=True, name=name, owner__username=SYSTEM_USERNAME)
     if not bots.exists():
-        services.do_register_builtin_bots([game])
+        do_register_builtin_bots([game])
     version = BotVersion.objects.filter(bot__in=bots, status=BotVersion.Status.READY).order_by("-number").first()
     if version is None:
         raise ServiceError(f"the built-in {name} bot of {game} is not available", code="not_ready", status=409)
     return version
-
-
-# ----- reading ------------------------------------------------------------------------------------------------------
-
-
-def challenges_for(user: AbstractBaseUser) -> QuerySet[Challenge]:
-    return (
-        Challenge.objects.filter(owner=user)
-        .select_related("version__bot__owner", "owner")
-        .annotate(
-            finished=Count("matches", filter=Q(matches__status=Match.Status.FINISHED)),
-            failed=Count("matches", filter=Q(matches__status=Match.Status.FAILED)),
-        )
-    )
-
-
-@dataclass
-class OpponentRow:
-    """The owner's seat against one opponent version: results from the owner's side."""
-
-    version: BotVersion
-    seats: int  # how many of the table's seats it holds
-    tally: Tally = field(default_factory=Tally)
-
-    @property
-    def estimate(self) -> Estimate | None:
-        return elo_estimate(self.tally.wins, self.tally.draws, self.tally.losses)
-
-    @property
-    def score_percent(self) -> float | None:
-        return None if self.tally.score is None else self.tally.score * 100
-
-
-@dataclass
-class Report:
-    challenge: Challenge
-    versions: dict[int, BotVersion]
-    rows: list[OpponentRow]
-    finished: int = 0
-    failed: int = 0
-    in_flight: int = 0
-    faults: int = 0  # the owner's seat faulted
-    time_ms: int = 0
-    moves: int = 0
-    matches: list[Match] = field(default_factory=list)
-
-    @property
-    def done(self) -> bool:
-        return self.in_flight == 0
-
-    @property
-    def status(self) -> str:
-        return "finished" if self.done else "running"
-
-    @property
-    def sprt(self) -> dict[str, object] | None:
-        """For a version test: the sequential test's state on the games so far (new version against the old)."""
-        if self.challenge.kind != Challenge.Kind.VERSION_TEST or not self.rows:
-            return None
-        tally = self.rows[0].tally
-        test = VERSION_TEST_SPRT
-        verdict = test.verdict(tally.wins, tally.draws, tally.losses) if tally.games else None
-        return {
-            "elo0": test.elo0,
-            "elo1": test.elo1,
-            "alpha": test.alpha,
-            "beta": test.beta,
-            "llr": round(test.llr(tally.wins, tally.draws, tally.losses), 3),
-            "lower": round(test.lower, 3),
-            "upper": round(test.upper, 3),
-            "verdict": verdict,
-            "conclusion": _conclusion(verdict, tally.games),
-        }
-
-
-def _conclusion(verdict: str | None, games: int) -> str:
-    test = VERSION_TEST_SPRT
-    if verdict == "H1":
-        return f"H1 accepted after {games} games: the new version is stronger (by about {test.elo1:g} Elo or more)"
-    if verdict == "H0":
-        return f"H0 accepted after {games} games: the new version is not stronger than the previous one"
-    return (
-        f"No verdict after {games} games: the evidence is not yet strong enough either way "
-        "(python -m bots compare keeps playing until it is)"
-    )
-
-
-def report(challenge: Challenge) -> Report:
-    """The challenge's results so far: one row per distinct opponent version, in table order."""
-    ids = [challenge.version_id, *challenge.opponents]
-    versions = {v.pk: v for v in BotVersion.objects.select_related("bot__owner").filter(pk__in=set(ids))}
-    rows: dict[int, OpponentRow] = {}
-    for version_id in challenge.opponents:
-        if version_id in rows:
-            rows[version_id].seats += 1
-        else:
-            rows[version_id] = OpponentRow(versions[version_id], 1)
-    # Seats without the (possibly long) stderr: the results need ranks and faults only.
-    seats = Prefetch("seats", queryset=Seat.objects.defer("stderr").order_by("number"))
-    matches = list(challenge.matches.order_by("id").prefetch_related(seats))
-    result = Report(challenge, versions, list(rows.values()), matches=matches)
-    for match in matches:
-        if match.status == Match.Status.FINISHED:
-            result.finished += 1
-        elif match.status == Match.Status.FAILED:
-            result.failed += 1
-            continue
-        else:
-            result.in_flight += 1
-            continue
-        seats = list(match.seats.all())
-        mine = next(seat for seat in seats if seat.bot_version_id == challenge.version_id)
-        result.faults += bool(mine.fault)
-        result.time_ms += mine.time_ms
-        result.moves += mine.moves
-        for seat in seats:
-            if seat is mine or seat.rank is None or mine.rank is None:
-                continue
-            rows[seat.bot_version_id].tally.add_ranks(mine.rank, seat.rank)
-    return result
-
-
-def games_in_last_hour(user: AbstractBaseUser) -> int:
-    since = timezone.now() - WINDOW
-    return Challenge.objects.filter(owner=user, created__gt=since).aggregate(n=Sum("games"))["n"] or 0

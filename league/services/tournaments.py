@@ -1,6 +1,6 @@
 """Tournaments: staff create, start, pause, resume and cancel them; rounds advance as their games finish.
 
-Every write is a ``do_<verb>_<noun>`` function here (league/services.py's conventions: ``ServiceError`` with a code
+Every write is a ``do_<verb>_<noun>`` function here (the services' conventions: ``ServiceError`` with a code
 and an HTTP status, one transaction each, tasks enqueued by name on commit). The formats themselves — schedules,
 pairings, brackets, seats, points, tie-breaks — are pure functions in ``league.tournament_formats``; this module
 loads the records, asks them, and stores the answer. Rules for people: docs/tournaments.md.
@@ -18,29 +18,28 @@ import logging
 import random
 import secrets
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from games.registry import GAMES
-from league import services
 from league import tournament_formats as tf
 from league.models import Bot, BotVersion, Entry, Match, Round, Seat, Tournament
-from league.services import ServiceError
+from league.services import outbox
+from league.services.errors import ServiceError
+from league.services.matches import do_create_match
+from league.tournament_queries import TournamentRecords, standings
 
 log = logging.getLogger(__name__)
 
-ADVANCE_TOURNAMENT_TASK = services.ADVANCE_TOURNAMENT_TASK
 USABLE_VERSIONS = (BotVersion.Status.READY, BotVersion.Status.RETIRED)  # both passed validation
 
 
 def _enqueue_advance(tournament_id: int) -> None:
-    services._enqueue(ADVANCE_TOURNAMENT_TASK, tournament_id)  # on commit, by name, like every league task
+    outbox.enqueue(outbox.ADVANCE_TOURNAMENT_TASK, tournament_id)  # on commit, by name, like every league task
 
 
 # ----- setting up ---------------------------------------------------------------------------------------------
@@ -240,7 +239,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
         Round.objects.bulk_create(
             Round(tournament=locked, number=number, plan=_plan_json(plan)) for number, plan in enumerate(plans, 1)
         )
-        context = _Context.load(locked)
+        context = TournamentRecords.load(locked)
         _start_round(context, context.rounds[0])
         _refresh_standings(context)
     return locked
@@ -328,7 +327,7 @@ def do_cancel_tournament(tournament: Tournament | int) -> Tournament:
             status=Match.Status.FAILED, error="withdrawn: the tournament was cancelled", finished_at=now
         )
         if locked.status == Tournament.Status.RUNNING:
-            _refresh_standings(_Context.load(locked))  # as they stand: the record of what was played
+            _refresh_standings(TournamentRecords.load(locked))  # as they stand: the record of what was played
         locked.status = Tournament.Status.CANCELLED
         locked.paused = False
         locked.finished_at = now
@@ -337,98 +336,6 @@ def do_cancel_tournament(tournament: Tournament | int) -> Tournament:
 
 
 # ----- advancing ----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Context:
-    """One tournament's records, loaded once per advance (a few queries however big it is)."""
-
-    tournament: Tournament
-    settings: tf.Settings
-    min_players: int
-    entries: dict[int, Entry]
-    by_version: dict[int, int]
-    rounds: list[Round]
-    matches: dict[int, list[Match]] = field(default_factory=lambda: defaultdict(list))  # by round id
-
-    @classmethod
-    def load(cls, tournament: Tournament) -> _Context:
-        spec = GAMES[tournament.game]
-        checked = tf.parse_settings(tournament.settings, tournament.format, spec.min_players, spec.max_players)
-        entries = {entry.pk: entry for entry in tournament.entries.select_related("bot__owner", "bot_version")}
-        context = cls(
-            tournament=tournament,
-            settings=checked,
-            min_players=spec.min_players,
-            entries=entries,
-            by_version={entry.bot_version_id: entry.pk for entry in entries.values() if entry.bot_version_id},
-            rounds=list(tournament.rounds.order_by("number")),
-        )
-        for match in _matches(round__tournament=tournament):
-            context.matches[match.round_id].append(match)
-        return context
-
-    def add_matches(self, round_: Round, ids: list[int]) -> None:
-        if ids:
-            self.matches[round_.pk].extend(_matches(pk__in=ids))
-
-    @property
-    def seeded(self) -> list[int]:
-        return [e.pk for e in sorted(self.entries.values(), key=lambda e: (e.seed or 0, e.pk))]
-
-    def forfeited(self) -> set[int]:
-        return {entry_id for entry_id, entry in self.entries.items() if entry.forfeited}
-
-    def entry_of(self, seat: Seat) -> int:
-        return self.by_version[seat.bot_version_id]
-
-    def table_matches(self, round_: Round) -> dict[int, list[Match]]:
-        """The round's matches by table index (each entrant sits at one table per round)."""
-        where = {entry: index for index, table in enumerate(round_.plan["tables"]) for entry in table["entries"]}
-        tables: dict[int, list[Match]] = defaultdict(list)
-        for match in self.matches.get(round_.pk, []):
-            seats = list(match.seats.all())
-            tables[where[self.entry_of(seats[0])]].append(match)
-        return tables
-
-    def weight(self, match: Match) -> float:
-        return 1 / len(match.seats.all()) if self.settings.duplicate else 1.0
-
-    def played(self) -> list[tf.Played]:
-        results = []
-        for round_ in self.rounds:
-            tables = round_.plan.get("tables", [])
-            for index, matches in self.table_matches(round_).items():
-                for match in matches:
-                    if match.status != Match.Status.FINISHED:
-                        continue
-                    ranks = {self.entry_of(seat): seat.rank for seat in match.seats.all()}
-                    results.append(
-                        tf.Played(round_.number, index, len(tables[index]["entries"]), ranks, self.weight(match))
-                    )
-            for index, table in enumerate(tables):
-                if table.get("walkover"):
-                    left = [e for e in table["entries"] if e not in table.get("absent", [])]
-                    if left:
-                        results.append(
-                            tf.Played(
-                                round_.number,
-                                index,
-                                len(table["entries"]),
-                                dict.fromkeys(left, 1),
-                                weight=table.get("games") or 1,
-                                walkover=True,
-                            )
-                        )
-        return results
-
-    def seat_counts(self) -> Counter[tuple[int, int]]:
-        counts: Counter[tuple[int, int]] = Counter()
-        for matches in self.matches.values():
-            for match in matches:
-                for seat in match.seats.all():
-                    counts[(self.entry_of(seat), seat.number)] += 1
-        return counts
 
 
 def do_advance_tournament(tournament_id: int) -> Tournament | None:
@@ -442,7 +349,7 @@ def do_advance_tournament(tournament_id: int) -> Tournament | None:
             # The round is still being played and nothing can change before it ends (its games were all created at
             # its start; forfeits only affect later rounds): skip the work. Pages compute live standings on read.
             return tournament
-        context = _Context.load(tournament)
+        context = TournamentRecords.load(tournament)
         _apply_forfeits(context)
         if not tournament.paused:
             while _step(context):
@@ -465,14 +372,14 @@ def do_advance_running_tournaments() -> list[int]:
     return ids
 
 
-def _current(context: _Context) -> Round | None:
+def _current(context: TournamentRecords) -> Round | None:
     for round_ in context.rounds:
         if round_.status != Round.Status.FINISHED:
             return round_
     return None
 
 
-def _step(context: _Context) -> bool:
+def _step(context: TournamentRecords) -> bool:
     """One move forward (start games, close a round, open the next, finish); False when there is nothing to do."""
     round_ = _current(context)
     if round_ is None:
@@ -502,7 +409,7 @@ def _step(context: _Context) -> bool:
     return True
 
 
-def _finish(context: _Context) -> bool:
+def _finish(context: TournamentRecords) -> bool:
     tournament = context.tournament
     tournament.status = Tournament.Status.FINISHED
     tournament.finished_at = timezone.now()
@@ -511,7 +418,7 @@ def _finish(context: _Context) -> bool:
     return False
 
 
-def _start_round(context: _Context, round_: Round) -> None:
+def _start_round(context: TournamentRecords, round_: Round) -> None:
     """Create a round's games: every table's games (round robin, Swiss) or each series' first games (knockout)."""
     round_.status = Round.Status.RUNNING
     round_.started_at = timezone.now()
@@ -546,21 +453,11 @@ def _start_round(context: _Context, round_: Round) -> None:
     round_.save(update_fields=["status", "started_at", "plan"])
 
 
-def _matches(**where: Any) -> QuerySet[Match]:
-    seats = Seat.objects.order_by("number").only("match_id", "number", "bot_version_id", "rank", "fault")
-    return (
-        Match.objects.filter(**where)
-        .only("id", "round_id", "status", "seed", "finished_at", "created")
-        .prefetch_related(Prefetch("seats", queryset=seats))
-        .order_by("id")
-    )
-
-
-def _create_matches(context: _Context, round_: Round, games: list[tuple[list[int], int]]) -> None:
+def _create_matches(context: TournamentRecords, round_: Round, games: list[tuple[list[int], int]]) -> None:
     """Queue one match per (seat order, seed), linked to ``round_`` before the transaction commits (and so before
     ``run_match``, enqueued on commit, can see them)."""
     created = [
-        services.do_create_match(
+        do_create_match(
             context.tournament.game,
             [context.entries[entry].bot_version for entry in order],  # type: ignore[misc]
             seed=seed,
@@ -574,7 +471,7 @@ def _create_matches(context: _Context, round_: Round, games: list[tuple[list[int
     context.add_matches(round_, created)
 
 
-def _series(context: _Context, round_: Round, index: int, matches: list[Match]) -> tf.Series:
+def _series(context: TournamentRecords, round_: Round, index: int, matches: list[Match]) -> tf.Series:
     table = round_.plan["tables"][index]
     points: Counter[int] = Counter()
     played = 0.0
@@ -595,7 +492,7 @@ def _series(context: _Context, round_: Round, index: int, matches: list[Match]) 
     )
 
 
-def _advance_series(context: _Context, round_: Round, index: int, matches: list[Match]) -> bool:
+def _advance_series(context: TournamentRecords, round_: Round, index: int, matches: list[Match]) -> bool:
     """Decide a knockout table once its games are all finalized, or create its next games; True if it created."""
     table = round_.plan["tables"][index]
     if "advancers" in table or not all(match.is_finalized() for match in matches):
@@ -630,7 +527,7 @@ def _advance_series(context: _Context, round_: Round, index: int, matches: list[
     return True
 
 
-def _next_plan(context: _Context, finished: Round) -> tf.RoundPlan | None:
+def _next_plan(context: TournamentRecords, finished: Round) -> tf.RoundPlan | None:
     """The round after ``finished``: None when the tournament is over (or a round robin's rounds are all planned)."""
     tournament, settings = context.tournament, context.settings
     forfeited = context.forfeited()
@@ -651,7 +548,7 @@ def _next_plan(context: _Context, finished: Round) -> tf.RoundPlan | None:
     eligible = [entry for entry in context.seeded if entry not in forfeited]
     if len(eligible) < max(2, context.min_players):
         return None
-    rows = {row.entry: row for row in _standings(context)}
+    rows = {row.entry: row for row in standings(context)}
     ranking = sorted(eligible, key=lambda e: (-rows[e].score, context.entries[e].seed or 0))
     met: Counter[tf.Pair] = Counter()
     byes: Counter[int] = Counter()
@@ -666,7 +563,7 @@ def _next_plan(context: _Context, finished: Round) -> tf.RoundPlan | None:
 # ----- forfeits -----------------------------------------------------------------------------------------------
 
 
-def _apply_forfeits(context: _Context) -> None:
+def _apply_forfeits(context: TournamentRecords) -> None:
     """An entrant that faulted in its last ``forfeit_after`` finished games in a row forfeits: it gets no more games
     (a knockout series goes to the others; round robin opponents score as if it had come last)."""
     limit = context.settings.forfeit_after
@@ -693,47 +590,9 @@ def _apply_forfeits(context: _Context) -> None:
             log.info("tournament %s: entry %s forfeits", context.tournament.pk, entry_id)
 
 
-# ----- standings ----------------------------------------------------------------------------------------------
-
-
-def _bye_points(context: _Context) -> dict[int, float]:
-    if context.tournament.format != Tournament.Format.SWISS:
-        return {}
-    points: Counter[int] = Counter()
-    for round_ in context.rounds:
-        if round_.status != Round.Status.PENDING:
-            for entry in round_.plan.get("byes", []):
-                points[entry] += context.settings.bye_points * context.settings.games_per_pairing
-    return dict(points)
-
-
-def _reached(context: _Context) -> dict[int, tuple[int, float]]:
-    """Knockout: each entrant's furthest round (one past the final for the champion) and its points there."""
-    reached: dict[int, tuple[int, float]] = {}
-    for round_ in context.rounds:
-        if round_.status == Round.Status.PENDING:
-            continue
-        for entry in round_.plan.get("byes", []):
-            reached[entry] = (round_.number, 0.0)
-        for table in round_.plan.get("tables", []):
-            points = table.get("points", {})
-            for entry in table["entries"]:
-                reached[entry] = (round_.number, points.get(str(entry), 0.0))
-            if "order" in table:  # the final: the champion one round further, the others by their place
-                champion = table["order"][0]
-                reached[champion] = (round_.number + 1, points.get(str(champion), 0.0))
-    return reached
-
-
-def _standings(context: _Context) -> list[tf.Standing]:
-    infos = [tf.EntryInfo(e.pk, e.seed or 0, e.forfeited) for e in context.entries.values()]
-    reached = _reached(context) if context.tournament.format == Tournament.Format.KNOCKOUT else None
-    return tf.standings(context.tournament.format, infos, context.played(), _bye_points(context), reached)
-
-
-def _refresh_standings(context: _Context) -> None:
+def _refresh_standings(context: TournamentRecords) -> None:
     changed = []
-    for row in _standings(context):
+    for row in standings(context):
         entry = context.entries[row.entry]
         new = (row.position, row.score, round(row.games, 6), row.tiebreaks)
         if (entry.position, entry.score, entry.games, entry.tiebreaks) != new:
@@ -741,116 +600,3 @@ def _refresh_standings(context: _Context) -> None:
             changed.append(entry)
     for entry in changed:  # usually a few rows: plain UPDATEs are cheaper than bulk_update's CASE expressions
         entry.save(update_fields=["position", "score", "games", "tiebreaks"])
-
-
-# ----- reading (pages and API) --------------------------------------------------------------------------------
-
-
-@dataclass
-class TableView:
-    number: int
-    entries: list[Entry]
-    matches: list[Match]
-    points: dict[int, float]
-    advancers: list[int]
-    absent: list[int]
-    walkover: bool
-
-    @property
-    def scored(self) -> bool:
-        return self.walkover or any(match.status == Match.Status.FINISHED for match in self.matches)
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "entry": entry,
-                "points": self.points.get(entry.pk) if self.scored else None,
-                "through": entry.pk in self.advancers,
-                "absent": entry.pk in self.absent,
-            }
-            for entry in self.entries
-        ]
-
-
-@dataclass
-class RoundView:
-    round: Round
-    tables: list[TableView]
-    byes: list[Entry]
-    finalized: int
-    total: int
-
-
-@dataclass
-class TournamentView:
-    entries: list[Entry]  # in standing order; a running tournament's standings as of now
-    rounds: list[RoundView]
-    progress: int
-
-
-def describe(tournament: Tournament) -> TournamentView:
-    """What the page and the API show: live standings, every round with its tables and games, the progress."""
-    context = _Context.load(tournament)
-    if tournament.status == Tournament.Status.RUNNING:
-        for row in _standings(context):
-            entry = context.entries[row.entry]
-            entry.position, entry.score, entry.games, entry.tiebreaks = (
-                row.position,
-                row.score,
-                row.games,
-                row.tiebreaks,
-            )
-    entries = sorted(context.entries.values(), key=lambda e: (e.position or 10**6, e.seed or 0, e.pk))
-    rounds = _describe_rounds(context)
-    return TournamentView(entries=entries, rounds=rounds, progress=progress(tournament, rounds))
-
-
-def _describe_rounds(context: _Context) -> list[RoundView]:
-    views = []
-    for round_ in context.rounds:
-        tables = context.table_matches(round_)
-        table_views = []
-        for index, table in enumerate(round_.plan.get("tables", [])):
-            matches = tables.get(index, [])
-            points: Counter[int] = Counter()
-            for match in matches:
-                if match.status == Match.Status.FINISHED:
-                    ranks = {context.entry_of(seat): seat.rank for seat in match.seats.all()}
-                    for entry, value in tf.game_points(len(table["entries"]), ranks).items():
-                        points[entry] += value * context.weight(match)
-            table_views.append(
-                TableView(
-                    number=index + 1,
-                    entries=[context.entries[e] for e in table["entries"]],
-                    matches=matches,
-                    points={e: round(points[e], 3) for e in table["entries"]},
-                    advancers=list(table.get("advancers", [])),
-                    absent=list(table.get("absent", [])),
-                    walkover=bool(table.get("walkover")),
-                )
-            )
-        all_matches = context.matches.get(round_.pk, [])
-        views.append(
-            RoundView(
-                round=round_,
-                tables=table_views,
-                byes=[context.entries[e] for e in round_.plan.get("byes", [])],
-                finalized=sum(1 for m in all_matches if m.is_finalized()),
-                total=len(all_matches),
-            )
-        )
-    return views
-
-
-def progress(tournament: Tournament, rounds: Sequence[RoundView]) -> int:
-    """Percent done: finished rounds, plus the share of the current round's games that are finalized."""
-    if tournament.status == Tournament.Status.FINISHED:
-        return 100
-    if not tournament.planned_rounds or not rounds:
-        return 0
-    done = sum(1.0 for view in rounds if view.round.status == Round.Status.FINISHED)
-    current = next((view for view in rounds if view.round.status == Round.Status.RUNNING), None)
-    if current is not None and current.total:
-        done += current.finalized / current.total
-    return min(99, int(100 * done / max(tournament.planned_rounds, len(rounds))))
