@@ -34,14 +34,14 @@ from league.api.schema import (
 from league.models import ApiToken, Bot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
-from league.services.errors import ServiceError
+from league.services.errors import ErrorCode, ServiceError
 from league.services.tokens import do_create_token, do_revoke_token
 
 
 def _read_upload(upload) -> bytes:  # type: ignore[no-untyped-def]
     if upload.size > MAX_UPLOAD_BYTES:
         raise ServiceError(
-            f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code="too_large"
+            f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code=ErrorCode.TOO_LARGE
         )
     return upload.read(MAX_UPLOAD_BYTES + 1)
 

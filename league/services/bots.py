@@ -14,7 +14,7 @@ from games.registry import GAMES, builtin_players
 from league.models import Bot, BotVersion, Rating
 from league.reasons import public_reason
 from league.services import outbox
-from league.services.errors import HOUR, RateLimited, ServiceError, hourly_retry_at, wait_text
+from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
 
 SYSTEM_USERNAME = "parlour"
 
@@ -26,7 +26,7 @@ def _package(data: bytes, filename: str) -> Package:
     try:
         return package_upload(data, filename)
     except PackagingError as error:
-        raise ServiceError(str(error), code="bad_upload") from None
+        raise ServiceError(str(error), code=ErrorCode.BAD_UPLOAD) from None
 
 
 def do_create_bot(
@@ -34,7 +34,7 @@ def do_create_bot(
 ) -> Bot:
     """A new bot with its first version, queued for validation. Nothing is stored if the upload is refused."""
     if game not in GAMES:
-        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code="unknown_game")
+        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
     _check_fair_use(owner)  # before the work of packaging; again under the lock below
     package = _package(data, filename)
     try:
@@ -45,7 +45,9 @@ def do_create_bot(
             Rating.objects.create(bot=bot)
             _create_version(bot, package)
     except IntegrityError:
-        raise ServiceError(f"you already have a {game} bot called {name!r}", code="duplicate", status=409) from None
+        raise ServiceError(
+            f"you already have a {game} bot called {name!r}", code=ErrorCode.DUPLICATE, status=409
+        ) from None
     return bot
 
 
@@ -82,7 +84,7 @@ def _check_fair_use(owner: AbstractBaseUser, bot: Bot | None = None) -> None:
         if bots >= limit:
             raise ServiceError(
                 f"you have {bots} bots; the limit is {limit} per user. Upload a new version of one of them instead.",
-                code="too_many_bots",
+                code=ErrorCode.TOO_MANY_BOTS,
                 status=403,
             )
     recent = BotVersion.objects.filter(bot__owner=owner, created__gt=timezone.now() - HOUR).order_by("created")
@@ -219,4 +221,4 @@ def do_disable_bot(bot: Bot, user: AbstractBaseUser) -> Bot:
 
 def _check_owner(bot: Bot, user: AbstractBaseUser) -> None:
     if not user.is_authenticated or bot.owner_id != user.pk:
-        raise ServiceError("only the bot's owner can do that", code="forbidden", status=403)
+        raise ServiceError("only the bot's owner can do that", code=ErrorCode.FORBIDDEN, status=403)

@@ -27,7 +27,7 @@ from league import tournament_formats as tf
 from league.challenge_queries import previous_version
 from league.models import Bot, BotVersion, Challenge, Match
 from league.services.bots import SYSTEM_USERNAME, do_register_builtin_bots
-from league.services.errors import HOUR, RateLimited, ServiceError, hourly_retry_at, wait_text
+from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
 from league.services.matches import do_create_match
 
 # ----- creating ---------------------------------------------------------------------------------------------------
@@ -36,16 +36,18 @@ from league.services.matches import do_create_match
 def _owned_bot(owner: AbstractBaseUser, bot_id: int) -> Bot:
     bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
     if bot is None:
-        raise ServiceError(f"no bot {bot_id}", code="not_found", status=404)
+        raise ServiceError(f"no bot {bot_id}", code=ErrorCode.NOT_FOUND, status=404)
     if not owner.is_authenticated or bot.owner_id != owner.pk:
-        raise ServiceError("you can only challenge with your own bots", code="forbidden", status=403)
+        raise ServiceError("you can only challenge with your own bots", code=ErrorCode.FORBIDDEN, status=403)
     return bot
 
 
 def _ready_version(bot: Bot) -> BotVersion:
     version = bot.current_version()
     if version is None:
-        raise ServiceError(f"{bot} has no ready version yet (it is validated after each upload)", code="not_ready")
+        raise ServiceError(
+            f"{bot} has no ready version yet (it is validated after each upload)", code=ErrorCode.NOT_READY
+        )
     return version
 
 
@@ -58,7 +60,7 @@ def _opponent_versions(game: str, bot_ids: list[int], exclude: int | None = None
     for bot_id in bot_ids:
         bot = bots.get(bot_id)
         if bot is None:
-            raise ServiceError(f"no bot {bot_id}", code="not_found", status=404)
+            raise ServiceError(f"no bot {bot_id}", code=ErrorCode.NOT_FOUND, status=404)
         if bot.game != game:
             raise ServiceError(f"{bot} plays {GAMES[bot.game].title}, not {GAMES[game].title}")
         if bot_id == exclude:
@@ -88,7 +90,7 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
     """Refuse (429) when ``games`` more would exceed the owner's games in the last hour; call under the user lock."""
     limit = settings.CHALLENGE_GAMES_PER_HOUR
     if games > limit:
-        raise ServiceError(f"at most {limit} challenge games per hour", code="too_many_games")
+        raise ServiceError(f"at most {limit} challenge games per hour", code=ErrorCode.TOO_MANY_GAMES)
     recent = list(
         Challenge.objects.filter(owner=owner, created__gt=timezone.now() - HOUR)
         .order_by("created")
@@ -160,7 +162,7 @@ def do_create_version_test(
     if old is None:
         raise ServiceError(
             f"{bot} has no earlier validated version to test v{new.number} against: upload a new version first",
-            code="no_previous_version",
+            code=ErrorCode.NO_PREVIOUS_VERSION,
         )
     needed = max(0, GAMES[bot.game].min_players - 2)
     if field_ids:
@@ -181,5 +183,5 @@ def _builtin_version(game: str) -> BotVersion:
         do_register_builtin_bots([game])
     version = BotVersion.objects.filter(bot__in=bots, status=BotVersion.Status.READY).order_by("-number").first()
     if version is None:
-        raise ServiceError(f"the built-in {name} bot of {game} is not available", code="not_ready", status=409)
+        raise ServiceError(f"the built-in {name} bot of {game} is not available", code=ErrorCode.NOT_READY, status=409)
     return version

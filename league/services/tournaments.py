@@ -29,7 +29,7 @@ from games.registry import GAMES
 from league import tournament_formats as tf
 from league.models import Bot, BotVersion, Entry, Match, Round, Seat, Tournament
 from league.services import outbox
-from league.services.errors import ServiceError
+from league.services.errors import ErrorCode, ServiceError
 from league.services.matches import do_create_match
 from league.tournament_queries import TournamentRecords, standings
 
@@ -48,30 +48,30 @@ def _enqueue_advance(tournament_id: int) -> None:
 def check_settings(game: str, fmt: str, data: dict[str, Any] | None) -> tf.Settings:
     """The settings checked for ``game`` and ``fmt`` (400 with the reason), every default filled in."""
     if game not in GAMES:
-        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code="unknown_game")
+        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
     spec = GAMES[game]
     try:
         checked = tf.parse_settings(data, fmt, spec.min_players, spec.max_players)
     except tf.FormatError as error:
-        raise ServiceError(str(error), code="invalid_settings") from None
+        raise ServiceError(str(error), code=ErrorCode.INVALID_SETTINGS) from None
     if checked.options:
         try:
             spec.new_state(checked.table_size, 0, dict(checked.options))
         except ValueError as error:  # InvalidOptions, or an engine's own check
-            raise ServiceError(f"options: {error}", code="invalid_settings") from None
+            raise ServiceError(f"options: {error}", code=ErrorCode.INVALID_SETTINGS) from None
     return checked
 
 
 def _bots(game: str, bots: Iterable[Bot | int]) -> list[Bot]:
     ids = [bot.pk if isinstance(bot, Bot) else bot for bot in bots]
     if len(set(ids)) != len(ids):
-        raise ServiceError("a bot can enter a tournament only once", code="duplicate_entry")
+        raise ServiceError("a bot can enter a tournament only once", code=ErrorCode.DUPLICATE_ENTRY)
     found = {bot.pk: bot for bot in Bot.objects.filter(pk__in=ids).select_related("owner")}
     if missing := [bot_id for bot_id in ids if bot_id not in found]:
-        raise ServiceError(f"no such bot: {', '.join(map(str, missing))}", code="unknown_bot")
+        raise ServiceError(f"no such bot: {', '.join(map(str, missing))}", code=ErrorCode.UNKNOWN_BOT)
     if others := [found[bot_id] for bot_id in ids if found[bot_id].game != game]:
         names = ", ".join(f"{bot} ({bot.game})" for bot in others)
-        raise ServiceError(f"these bots play another game than {game}: {names}", code="wrong_game")
+        raise ServiceError(f"these bots play another game than {game}: {names}", code=ErrorCode.WRONG_GAME)
     return [found[bot_id] for bot_id in ids]
 
 
@@ -87,7 +87,7 @@ def do_create_tournament(
     """A draft tournament with its entrants. Nothing is stored if anything is wrong (400)."""
     name = (name or "").strip()
     if not name:
-        raise ServiceError("give the tournament a name", code="invalid")
+        raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
     checked = check_settings(game, fmt, settings)
     entrants = _bots(game, bots)
     with transaction.atomic():
@@ -108,7 +108,7 @@ def _lock(tournament: Tournament | int) -> Tournament:
     tournament_id = tournament.pk if isinstance(tournament, Tournament) else tournament
     found = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if found is None:
-        raise ServiceError("no such tournament", code="not_found", status=404)
+        raise ServiceError("no such tournament", code=ErrorCode.NOT_FOUND, status=404)
     return found
 
 
@@ -116,7 +116,7 @@ def _draft(tournament: Tournament | int) -> Tournament:
     locked = _lock(tournament)
     if locked.status != Tournament.Status.DRAFT:
         raise ServiceError(
-            f"the tournament is {locked.status}: only a draft can be changed", code="not_draft", status=409
+            f"the tournament is {locked.status}: only a draft can be changed", code=ErrorCode.NOT_DRAFT, status=409
         )
     return locked
 
@@ -134,7 +134,7 @@ def do_update_tournament(
         locked = _draft(tournament)
         if name is not None:
             if not name.strip():
-                raise ServiceError("give the tournament a name", code="invalid")
+                raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
             locked.name = name.strip()[:100]
         locked.format = fmt or locked.format
         locked.settings = check_settings(
@@ -162,11 +162,11 @@ def do_add_entry(tournament: Tournament | int, bot: Bot | int, version: BotVersi
             version_id = version.pk if isinstance(version, BotVersion) else version
             pinned = BotVersion.objects.filter(pk=version_id, bot=found).first()
             if pinned is None:
-                raise ServiceError(f"{found} has no version with id {version_id}", code="unknown_version")
+                raise ServiceError(f"{found} has no version with id {version_id}", code=ErrorCode.UNKNOWN_VERSION)
             _check_version(pinned)
         entry, created = Entry.objects.get_or_create(tournament=locked, bot=found, defaults={"bot_version": pinned})
         if not created:
-            raise ServiceError(f"{found} is already entered", code="duplicate_entry", status=409)
+            raise ServiceError(f"{found} is already entered", code=ErrorCode.DUPLICATE_ENTRY, status=409)
     return entry
 
 
@@ -175,14 +175,14 @@ def do_remove_entry(tournament: Tournament | int, bot: Bot | int) -> None:
         locked = _draft(tournament)
         deleted, _ = locked.entries.filter(bot_id=bot.pk if isinstance(bot, Bot) else bot).delete()
         if not deleted:
-            raise ServiceError("that bot is not entered", code="not_found", status=404)
+            raise ServiceError("that bot is not entered", code=ErrorCode.NOT_FOUND, status=404)
 
 
 def _check_version(version: BotVersion) -> None:
     if version.status == BotVersion.Status.REJECTED:
-        raise ServiceError(f"{version} was rejected by validation and cannot play", code="rejected_version")
+        raise ServiceError(f"{version} was rejected by validation and cannot play", code=ErrorCode.REJECTED_VERSION)
     if version.status not in USABLE_VERSIONS:
-        raise ServiceError(f"{version} has not passed validation yet", code="unvalidated_version")
+        raise ServiceError(f"{version} has not passed validation yet", code=ErrorCode.UNVALIDATED_VERSION)
 
 
 # ----- starting -----------------------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.DRAFT:
-            raise ServiceError(f"the tournament is already {locked.status}", code="already_started", status=409)
+            raise ServiceError(f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_STARTED, status=409)
         checked = check_settings(locked.game, locked.format, locked.settings)
         spec = GAMES[locked.game]
         entries = list(locked.entries.select_related("bot__owner", "bot__rating", "bot_version").order_by("id"))
@@ -205,11 +205,11 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
             raise ServiceError(
                 f"a {locked.get_format_display()} at tables of {checked.table_size} needs at least {needed} "
                 f"entrants; this one has {len(entries)}",
-                code="too_few_entrants",
+                code=ErrorCode.TOO_FEW_ENTRANTS,
             )
         if others := [entry.bot for entry in entries if entry.bot.game != locked.game]:
             names = ", ".join(f"{bot} ({bot.game})" for bot in others)
-            raise ServiceError(f"these bots play another game than {locked.game}: {names}", code="wrong_game")
+            raise ServiceError(f"these bots play another game than {locked.game}: {names}", code=ErrorCode.WRONG_GAME)
         _pin_versions(entries)
         elo = {entry.pk: getattr(getattr(entry.bot, "rating", None), "elo", 1500.0) for entry in entries}
         entries.sort(key=lambda entry: (-elo[entry.pk], entry.pk))
@@ -230,7 +230,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
                 plans = [tf.knockout_first_round(seeded, checked, spec.min_players)]
                 locked.planned_rounds = len(sizes)
         except tf.FormatError as error:
-            raise ServiceError(str(error), code="invalid_settings") from None
+            raise ServiceError(str(error), code=ErrorCode.INVALID_SETTINGS) from None
         Entry.objects.bulk_update(entries, ["bot_version", "seed"])
         locked.status = Tournament.Status.RUNNING
         locked.settings = checked.to_json()
@@ -265,7 +265,7 @@ def _pin_versions(entries: list[Entry]) -> None:
             why = f"its newest version is {latest.status}" if latest else "it has no versions"
             problems.append(f"{entry.bot} has no version that passed validation ({why})")
     if problems:
-        raise ServiceError("; ".join(problems), code="rejected_version")
+        raise ServiceError("; ".join(problems), code=ErrorCode.REJECTED_VERSION)
 
 
 def _plan_json(plan: tf.RoundPlan) -> dict[str, Any]:
@@ -298,7 +298,7 @@ def do_pause_tournament(tournament: Tournament | int) -> Tournament:
                 f"only a running tournament can be paused; this one is {locked.status}", "not_running", 409
             )
         if locked.paused:
-            raise ServiceError("the tournament is already paused", code="already_paused", status=409)
+            raise ServiceError("the tournament is already paused", code=ErrorCode.ALREADY_PAUSED, status=409)
         locked.paused = True
         locked.save(update_fields=["paused"])
     return locked
@@ -308,7 +308,7 @@ def do_resume_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.RUNNING or not locked.paused:
-            raise ServiceError("only a paused tournament can be resumed", code="not_paused", status=409)
+            raise ServiceError("only a paused tournament can be resumed", code=ErrorCode.NOT_PAUSED, status=409)
         locked.paused = False
         locked.save(update_fields=["paused"])
         _enqueue_advance(locked.pk)  # whatever finished while it was paused may complete a round
@@ -321,7 +321,9 @@ def do_cancel_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.is_finalized():
-            raise ServiceError(f"the tournament is already {locked.status}", code="already_finished", status=409)
+            raise ServiceError(
+                f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_FINISHED, status=409
+            )
         now = timezone.now()
         Match.objects.filter(round__tournament=locked, status=Match.Status.QUEUED).update(
             status=Match.Status.FAILED, error="withdrawn: the tournament was cancelled", finished_at=now
