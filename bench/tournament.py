@@ -88,8 +88,8 @@ def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: 
                 break
             for match in queued:
                 claimed = do_claim_match(match.pk)
-                seats = list(claimed.seats.select_related("bot_version__bot__owner").order_by("number"))
-                runner_seats = [RunnerSeat(label=s.bot_version.label, builtin=s.bot_version.builtin) for s in seats]
+                assert claimed is not None
+                runner_seats = [RunnerSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
                 result = run_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
                 do_record_match_result(match.pk, result.to_json())
                 do_advance_tournament(tournament.pk)

@@ -28,11 +28,12 @@ from bots.runner import run_match as play_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import retention
-from league.models import BotVersion, Match
+from league.models import BotVersion
 from league.reasons import public_reason
 from league.services.bots import do_record_validation
 from league.services.ladder import do_schedule_ladder
 from league.services.matches import (
+    ClaimedMatch,
     do_claim_match,
     do_claim_next_match,
     do_claim_next_version,
@@ -63,18 +64,17 @@ TASK_RETRIES = 8
 T = TypeVar("T")
 
 
-def _runner_seat(version: BotVersion) -> RunnerSeat:
-    """The runner's seat for ``version``: its code unpacked once per machine (workers/code_cache.py), read-only."""
-    if version.builtin:
-        return RunnerSeat(label=version.label, builtin=version.builtin)
+def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> RunnerSeat:
+    """The runner's seat for a version: a built-in player, or its code unpacked once per machine
+    (workers/code_cache.py), read-only. ``archive``: the version's archive, when the caller has it at hand."""
+    if builtin:
+        return RunnerSeat(label=label, builtin=builtin)
 
-    def archive() -> bytes:
-        # Only on this process's first sight of the version: the seats are loaded without the archives.
-        if "archive" in version.get_deferred_fields():
-            return bytes(BotVersion.objects.values_list("archive", flat=True).get(pk=version.pk))
-        return bytes(version.archive)
+    def load() -> bytes:
+        # Only on this machine's first sight of the version: a claim carries no archives.
+        return bytes(BotVersion.objects.values_list("archive", flat=True).get(pk=version_id))
 
-    return RunnerSeat(label=version.label, code_dir=code_cache.code_dir_for(version.pk, archive))
+    return RunnerSeat(label=label, code_dir=code_cache.code_dir_for(version_id, archive or load))
 
 
 class Heartbeat:
@@ -173,17 +173,16 @@ class _Held:
     """A match this task has claimed: its lease is renewed from the claim until the match is recorded (or let go);
     when it follows another match of the chain, its bots are started ahead (``prepare``) while that one is recorded."""
 
-    def __init__(self, match: Match) -> None:
-        self.match, self.token, self.what = match, match.claim_token, f"match {match.pk}"
+    def __init__(self, match: ClaimedMatch) -> None:
+        self.match, self.token, self.what = match, match.claim_token, f"match {match.match_id}"
         self.prepared: PreparedMatch | None = None
-        self.heartbeat = Heartbeat(lambda: do_renew_lease(match.pk, self.token), self.what).start()
+        self.heartbeat = Heartbeat(lambda: do_renew_lease(match.match_id, self.token), self.what).start()
         log.info("%s: claimed (attempt %s)", self.what, match.attempts)
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         match = self.match
         limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
-        # (Loaded by the claim, in seat order, without the archives.)
-        seats = [_runner_seat(seat.bot_version) for seat in match.seats.all()]
+        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in match.seats]
         return (match.game, seats, match.seed, match.options), {"sandbox": settings.BOT_SANDBOX, "limits": limits}
 
     def prepare(self) -> None:
@@ -242,7 +241,9 @@ class _Chain:
             log.exception("%s: could not be prepared", held.what)
             held.let_go()
             with contextlib.suppress(*DATABASE_ERRORS):
-                do_fail_match(match.pk, f"{_describe(error)} (not retried: not an infrastructure error)", held.token)
+                do_fail_match(
+                    match.match_id, f"{_describe(error)} (not retried: not an infrastructure error)", held.token
+                )
             return None
         return held
 
@@ -255,14 +256,14 @@ def _hand_back(held: _Held | None, reason: str) -> None:
     held.let_go()
     log.warning("%s: handed back: %s", held.what, reason)
     with contextlib.suppress(*DATABASE_ERRORS):
-        do_release_match(held.match.pk, reason, claim_token=held.token)
+        do_release_match(held.match.match_id, reason, claim_token=held.token)
 
 
 def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
     """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
     it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
     bug fails it at once, with the reason."""
-    match_id, token, what = held.match.pk, held.token, held.what
+    match_id, token, what = held.match.match_id, held.token, held.what
     following: _Held | None = None
     try:
         try:
@@ -320,7 +321,7 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     try:
         with Heartbeat(lambda: do_renew_version_lease(version_id, token), what):
             try:
-                seats = [_runner_seat(version)]
+                seats = [_runner_seat(version.pk, version.label, version.builtin, lambda: bytes(version.archive))]
             except PackagingError as error:  # stored before one of today's upload rules existed: the bot's fault
                 reason = f"The archive cannot be unpacked: {error}"
                 _with_database_retries(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -74,14 +75,42 @@ def _lapsed_match(now: datetime) -> Q:
     )
 
 
-def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> Match | None:
+@dataclass(frozen=True)
+class ClaimedSeat:
+    """One seat of a claimed match, as the worker needs it: which version sits there (not its archive: up to 1 MiB,
+    fetched by the worker only on its machine's first sight of the version) and who it is."""
+
+    number: int
+    version_id: int
+    label: str
+    builtin: str  # the built-in player's name; "" for an uploaded bot
+
+
+@dataclass(frozen=True)
+class ClaimedMatch:
+    """A match a worker holds under ``claim_token`` until ``lease_until`` (renewed while it plays): what to play."""
+
+    match_id: int
+    claim_token: str
+    claimed_by: str
+    claimed_at: datetime
+    lease_until: datetime
+    attempts: int
+    game: str
+    seed: int
+    options: dict[str, Any]
+    time_control: dict[str, int]
+    seats: tuple[ClaimedSeat, ...]
+
+
+def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedMatch | None:
     """Claim a match for this worker; None when there is nothing for it to do.
 
     One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
     lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
     as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
     now = timezone.now()
-    token = secrets.token_hex(16)
+    token, lease_until = secrets.token_hex(16), _lease_until(now)
     claimable = Q(status=Match.Status.QUEUED) | _lapsed_match(now)
     if claim_token:
         claimable |= Q(status=Match.Status.RUNNING, claim_token=claim_token)
@@ -90,39 +119,47 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
         claim_token=token,
         claimed_by=worker[:200],
         claimed_at=now,
-        lease_until=_lease_until(now),
+        lease_until=lease_until,
         attempts=F("attempts") + 1,
     )
     if claimed != 1:
         return None
     # One query for the match and what the worker needs to play it: its seats, their versions, bots and owners (not
-    # the archives: up to 1 MiB a seat, unpacked once per machine). ``match.seats.all()`` answers from this list.
+    # the archives: up to 1 MiB a seat, unpacked once per machine).
     seats = list(
         Seat.objects.filter(match_id=match_id)
         .select_related("match", "bot_version__bot__owner")
-        .defer("bot_version__archive")
+        .defer("bot_version__archive", "match__replay_data")
         .order_by("number")
     )
     match = seats[0].match if seats else Match.objects.get(pk=match_id)
-    for seat in seats:
-        seat.match = match
-    # As prefetch_related leaves it: a queryset holding its rows, so ``match.seats.all()`` answers from them and any
-    # other query on ``match.seats`` (a filter, another select_related) still works.
-    prefetched = Seat.objects.filter(match=match)
-    prefetched._result_cache, prefetched._prefetch_done = seats, True
-    match._prefetched_objects_cache = {"seats": prefetched}
     if match.attempts > settings.MATCH_MAX_ATTEMPTS:
         last = match.error or "its worker stopped answering (killed, or its lease ran out)"
         do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
         return None
-    return match
+    return ClaimedMatch(
+        match_id=match.pk,
+        claim_token=token,
+        claimed_by=match.claimed_by,
+        claimed_at=now,
+        lease_until=lease_until,
+        attempts=match.attempts,
+        game=match.game,
+        seed=match.seed,
+        options=dict(match.options),
+        time_control=dict(match.time_control),
+        seats=tuple(
+            ClaimedSeat(seat.number, seat.bot_version_id, seat.bot_version.label, seat.bot_version.builtin)
+            for seat in seats
+        ),
+    )
 
 
 # How many of the longest-waiting due matches ``do_claim_next_match`` tries before giving up (others may take them).
 CLAIM_NEXT_CANDIDATES = 4
 
 
-def do_claim_next_match(worker: str = "") -> Match | None:
+def do_claim_next_match(worker: str = "") -> ClaimedMatch | None:
     """Claim the queued match that has waited longest and is due (not backing off after a failure), as
     ``do_claim_match`` does; None when there is none, or other workers took them first.
 

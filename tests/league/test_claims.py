@@ -62,7 +62,7 @@ def _lapse(match: Match) -> None:
 
 def test_a_claim_is_a_lease_with_a_token_and_the_worker_that_holds_it(match) -> None:
     claimed = do_claim_match(match.pk, worker="w1@host/42")
-    assert claimed.status == Match.Status.RUNNING and claimed.attempts == 1
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING and claimed.attempts == 1
     assert len(claimed.claim_token) == 32 and claimed.claimed_by == "w1@host/42"
     lease = (claimed.lease_until - claimed.claimed_at).total_seconds()
     assert lease == django_settings.MATCH_STALE_SECONDS

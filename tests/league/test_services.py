@@ -162,13 +162,12 @@ def test_a_four_seat_match_is_claimed_and_loaded_in_two_statements_and_recorded_
         match = do_create_match("love_letter", [bot.current_version() for bot in bots], seed=number)
         with CaptureQueriesContext(connection) as claim:
             claimed = do_claim_match(match.pk, worker="w")
-            seats = list(claimed.seats.all())
+            seats = claimed.seats
         # The conditional UPDATE, then the match with its seats, versions, bots and owners, without the archives.
         assert len(_statements(claim)) == 2, _statements(claim)
         assert [seat.number for seat in seats] == [0, 1, 2, 3]
-        assert all("archive" in seat.bot_version.get_deferred_fields() for seat in seats)
-        assert seats[0].bot_version.label == "alice/a v1"
-        assert [seat.number for seat in claimed.seats.select_related("bot_version").order_by("-number")] == [3, 2, 1, 0]
+        assert '"archive"' not in _statements(claim)[1]
+        assert seats[0].label == "alice/a v1"
         with CaptureQueriesContext(connection) as record:
             assert do_record_match_result(match.pk, _result([1, 2, 3, 4]), claim_token=claimed.claim_token)
         # Lock the match and read its seats; one UPDATE for the seats; lock the ratings, insert the changes, one
