@@ -82,8 +82,7 @@ def site(repeats: int, results: str | None) -> list[list[Any]]:
     infra.setup_django(DB_NAME, migrate=False)
     from django.db import connection, transaction
 
-    from bots.runner import Seat as RunnerSeat
-    from bots.runner import run_match
+    from bots.runner import BotSeat, play_match
     from league import views
     from league.models import Bot, BotVersion, Match
     from league.services import outbox
@@ -124,7 +123,7 @@ def site(repeats: int, results: str | None) -> list[list[Any]]:
     # Recording: create + claim + record a finished built-in match, durable commits vs asynchronous ones.
     do_register_builtin_bots(["love_letter"])
     versions = list(BotVersion.objects.filter(bot__game="love_letter", builtin__in=["random", "heuristic"]))[:2]
-    result = run_match("love_letter", [RunnerSeat("a", builtin="random"), RunnerSeat("b", builtin="random")], 1)
+    result = play_match("love_letter", [BotSeat("a", builtin="random"), BotSeat("b", builtin="random")], 1)
 
     def one_match(synchronous: bool) -> None:
         setting = "on" if synchronous else "off"
@@ -132,7 +131,7 @@ def site(repeats: int, results: str | None) -> list[list[Any]]:
             cursor.execute(f"SET synchronous_commit TO {setting}")
         match = do_create_match("love_letter", versions, seed=1)
         do_claim_match(match.pk)
-        do_record_match_result(match.pk, result.to_json())
+        do_record_match_result(match.pk, result)
 
     created_before = Match.objects.order_by("-id").values_list("id", flat=True).first()
     with mock.patch.object(outbox, "current_app"):  # nothing is sent to a queue

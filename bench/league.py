@@ -6,7 +6,7 @@ A throwaway PostgreSQL database (``parlour_bench``, created, migrated and droppe
 number of worker processes (``celery -A workers.celery worker --concurrency N``: N prefork children, as deployed),
 and for each game:
 
-- ``runner``: ``bots.runner.run_match`` in a loop, in N processes, on the same tables and seeds: no queue, no
+- ``runner``: ``bots.runner.play_match`` in a loop, in N processes, on the same tables and seeds: no queue, no
   database — the floor;
 - ``celery``: the same matches created through ``league.services.do_create_match`` (ladder matches: rated), run by
   the worker, timed from the first creation until the last one is finished in the database (claim, unpack, run,
@@ -105,14 +105,14 @@ _POOL_SEATS: dict[str, Any] = {}
 
 
 def _run_one(job: tuple[str, list[tuple[str, str | None, str | None]], int]) -> float:
-    from bots.runner import Seat, run_match
+    from bots.runner import BotSeat, play_match
 
     game_id, seats, seed = job
     runner_seats = [
-        Seat(label, builtin=builtin, code_dir=Path(code) if code else None) for label, builtin, code in seats
+        BotSeat(label, builtin=builtin, code_dir=Path(code) if code else None) for label, builtin, code in seats
     ]
     began = time.perf_counter()
-    result = run_match(game_id, runner_seats, seed, sandbox="bwrap")
+    result = play_match(game_id, runner_seats, seed, sandbox="bwrap")
     if any(seat.fault for seat in result.seats):
         raise RuntimeError(f"{game_id} seed {seed}: a fault: {[seat.fault for seat in result.seats]}")
     return time.perf_counter() - began

@@ -103,14 +103,14 @@ def _insert_select(cursor: Any, model: Any, exprs: dict[str, str], source: str) 
 
 def _sample_replays(cursor: Any) -> None:
     """One real replay per game and table size (built-in random players), packed as the league stores it."""
-    from bots.runner import Seat, run_match
+    from bots.runner import BotSeat, play_match
     from league.models import Match
 
     cursor.execute("CREATE TABLE bench_replay (game text, players int, data bytea, PRIMARY KEY (game, players))")
     for _index, game_id, low, high, _version in _games():
         for players in range(low, high + 1):
-            seats = [Seat(f"bot{n}", builtin="random") for n in range(players)]
-            replay = run_match(game_id, seats, seed=players).replay
+            seats = [BotSeat(f"bot{n}", builtin="random") for n in range(players)]
+            replay = play_match(game_id, seats, seed=players).replay
             cursor.execute(
                 "INSERT INTO bench_replay VALUES (%s, %s, %s)", [game_id, players, Match.pack_replay(replay)]
             )

@@ -7,7 +7,7 @@ A throwaway PostgreSQL database (``parlour_bench_tournament``, created, migrated
 (``BENCH_REDIS_URL``, database 14 by default; see bench/infra.py). The entrants are built-in players (``random`` and
 ``heuristic`` in turn, each its own bot, made by ``league.services.bots.do_create_house_bot`` like the house bots).
 
-- ``inline``: the tournament played in this process — claim, ``bots.runner.run_match``, record the result, advance
+- ``inline``: the tournament played in this process — claim, ``bots.runner.play_match``, record the result, advance
   the tournament — one game at a time, no queue: the floor (the engine, the runner and the league's writes).
 - ``celery``: the same tournament started through ``league.services.tournaments.do_start_tournament`` and played by a
   real Celery worker with N prefork children: each recorded result enqueues ``parlour.advance_tournament``, which opens
@@ -68,8 +68,7 @@ def summary(tournament: Any, seconds: float) -> dict[str, Any]:
 
 
 def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int) -> dict[str, Any]:
-    from bots.runner import Seat as RunnerSeat
-    from bots.runner import run_match
+    from bots.runner import BotSeat, play_match
     from league.models import Match, Tournament
     from league.services import outbox
     from league.services.matches import do_claim_match
@@ -89,9 +88,9 @@ def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: 
             for match in queued:
                 claimed = do_claim_match(match.pk)
                 assert claimed is not None
-                runner_seats = [RunnerSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
-                result = run_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
-                do_record_match_result(match.pk, result.to_json())
+                runner_seats = [BotSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
+                result = play_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
+                do_record_match_result(match.pk, result)
                 do_advance_tournament(tournament.pk)
         seconds = time.perf_counter() - began
         tournament.refresh_from_db()

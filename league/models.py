@@ -12,6 +12,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from bots.results import FaultCause
 from games.registry import GAMES
 from league import ratings
 
@@ -191,24 +192,25 @@ class Match(models.Model):
         return zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
 
 
+# A seat's fault: the runner's causes (one enum, bots.results.FaultCause), stored and published by their values.
+FAULT_CHOICES = [(cause.value, cause.label) for cause in FaultCause]
+FAULT_LABELS = dict(FAULT_CHOICES)
+
+
+def fault_label(cause: str) -> str:
+    """A stored fault cause for people ("ran out of time")."""
+    return FAULT_LABELS.get(cause, cause)
+
+
 class Seat(models.Model):
     """One seat of a match: who sat there and how it ended. A fault is kept apart from the rank (its cause)."""
-
-    class Fault(models.TextChoices):
-        STARTUP = "startup", "did not start"
-        TIMEOUT = "timeout", "ran out of time"
-        CRASH = "crash", "crashed"
-        EXIT = "exit", "exited early"
-        MALFORMED = "malformed", "sent malformed output"
-        OVERSIZED = "oversized", "sent too much output"
-        ILLEGAL = "illegal", "played an illegal action"
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField()
     bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
-    fault = models.CharField(max_length=10, choices=Fault.choices, blank=True)
+    fault = models.CharField(max_length=10, choices=FAULT_CHOICES, blank=True)
     fault_detail = models.TextField(blank=True)
     stderr = models.TextField(blank=True, help_text="The bot's log; shown to its owner only.")
     moves = models.PositiveIntegerField(default=0)

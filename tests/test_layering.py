@@ -190,3 +190,10 @@ def test_no_import_cycle_in_games_or_bots() -> None:
         if module not in state:
             walk(module, [module])
     assert cycles == []
+
+
+def test_the_results_the_league_records_are_plain_data() -> None:
+    # The worker hands the league the runner's typed MatchResult: bots.results must never pull the runner (nor the
+    # sandbox) into the league.
+    assert [m for m in reachable("bots.results") if _in(m, "bots.runner") or _in(m, "bots.sandbox")] == []
+    assert "bots.results" in imports_of("league.services.recording")

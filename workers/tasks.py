@@ -22,9 +22,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError, close_old
 
 from bots.limits import Limits
 from bots.packaging import PackagingError
-from bots.runner import PreparedMatch, prepare_match
-from bots.runner import Seat as RunnerSeat
-from bots.runner import run_match as play_match
+from bots.results import BotSeat, MatchResult
+from bots.runner import PreparedMatch, play_match, prepare_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import retention
@@ -64,17 +63,17 @@ TASK_RETRIES = 8
 T = TypeVar("T")
 
 
-def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> RunnerSeat:
+def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> BotSeat:
     """The runner's seat for a version: a built-in player, or its code unpacked once per machine
     (workers/code_cache.py), read-only. ``archive``: the version's archive, when the caller has it at hand."""
     if builtin:
-        return RunnerSeat(label=label, builtin=builtin)
+        return BotSeat(label=label, builtin=builtin)
 
     def load() -> bytes:
         # Only on this machine's first sight of the version: a claim carries no archives.
         return bytes(BotVersion.objects.values_list("archive", flat=True).get(pk=version_id))
 
-    return RunnerSeat(label=label, code_dir=code_cache.code_dir_for(version_id, archive or load))
+    return BotSeat(label=label, code_dir=code_cache.code_dir_for(version_id, archive or load))
 
 
 class Heartbeat:
@@ -189,12 +188,12 @@ class _Held:
         args, kwargs = self._arguments()
         self.prepared = prepare_match(*args, **kwargs)
 
-    def play(self) -> dict[str, Any]:
+    def play(self) -> MatchResult:
         prepared, self.prepared = self.prepared, None
         if prepared is not None:
-            return prepared.play().to_json()
+            return prepared.play()
         args, kwargs = self._arguments()
-        return play_match(*args, **kwargs).to_json()
+        return play_match(*args, **kwargs)
 
     def let_go(self) -> None:
         """Stop renewing the lease (recorded, released or failed by now, or left for the sweeper); discard bots that
@@ -328,7 +327,7 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
                     what, lambda: do_record_validation(version_id, False, reason, "", claim_token=token)
                 )
                 return
-            seats += [RunnerSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
+            seats += [BotSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
             result = play_match(game, seats, seed=version_id, sandbox=settings.BOT_SANDBOX)
             mine = result.seats[0]
             if mine.fault is None:

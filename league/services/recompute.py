@@ -44,7 +44,7 @@ def replay_ratings(game_id: str) -> tuple[dict[int, ratings.BotRating], dict[int
         if len(set(bots)) != len(bots):
             return
         before = [states.get(bot_id, ratings.BotRating()) for bot_id in bots]
-        after = ratings.rate_match(before, [ratings.SeatResult(rank=rank, version=n) for _m, _b, n, rank, _a in table])
+        after = ratings.rate_match(before, [ratings.RatedSeat(rank=rank, version=n) for _m, _b, n, rank, _a in table])
         for (match_id, bot_id, _number, _rank, finished_at), old, new in zip(table, before, after, strict=True):
             states[bot_id] = new
             last[bot_id] = finished_at

@@ -4,42 +4,31 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from bots.results import MatchResult
 from league import ratings
-from league.models import Bot, Match, Rating, RatingChange, Seat
+from league.models import Bot, Match, Rating, RatingChange, Seat, fault_label
 from league.rows import update_rows
 from league.services.matches import tournament_game_over
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class SeatResult:
-    rank: int
-    score: float
-    fault: str
-    fault_detail: str
-    stderr: str
-    moves: int
-    time_ms: int
-
-
 SEAT_RESULT_FIELDS = ("rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms")
 
 
-def do_record_match_result(match_id: int, result: dict[str, Any], claim_token: str | None = None) -> bool:
+def do_record_match_result(match_id: int, result: MatchResult, claim_token: str | None = None) -> bool:
     """Record a played match — seats, replay, rating changes — in one transaction, exactly once.
 
-    ``result`` is ``bots.runner.MatchResult.to_json()``. Returns False if the match was already recorded, or (with
-    ``claim_token``) if this worker no longer holds the claim: it was presumed dead and the match is re-run."""
+    ``result`` is what the runner returned (the worker hands it over as it is). Returns False if the match was already
+    recorded, or (with ``claim_token``) if this worker no longer holds the claim: it was presumed dead and the match is
+    re-run."""
     with transaction.atomic():
         # One statement locks the match row and reads its seats, versions and bots (not the archives, up to 1 MiB a
         # seat, nor a replay: recording needs the bots and version numbers only).
@@ -53,20 +42,19 @@ def do_record_match_result(match_id: int, result: dict[str, Any], claim_token: s
         match = seats[0].match if seats else Match.objects.select_for_update().get(pk=match_id)
         if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
             return False
-        for seat, data in zip(seats, result["seats"], strict=True):
-            fault = data.get("fault") or {}
-            seat.rank, seat.score = data["rank"], data["score"]
-            seat.fault = fault.get("cause", "")
-            seat.fault_detail = fault.get("detail", "")[:2000]
-            seat.stderr = (data.get("stderr") or "")[-64 * 1024 :]
-            seat.moves, seat.time_ms = data.get("moves", 0), data.get("time_ms", 0)
+        for seat, played in zip(seats, result.seats, strict=True):
+            seat.rank, seat.score = played.rank, played.score
+            seat.fault = played.fault.cause.value if played.fault else ""
+            seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
+            seat.stderr = played.stderr[-64 * 1024 :]
+            seat.moves, seat.time_ms = played.moves, played.time_ms
         update_rows(
             Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
         )
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
-        match.wall_ms = result.get("wall_ms")
-        match.replay_data = Match.pack_replay(result["replay"])
+        match.wall_ms = result.wall_ms
+        match.replay_data = Match.pack_replay(result.replay)
         match.error = ""
         if changes_ratings(match) and distinct_bots(seats):
             _apply_ratings(match, seats)  # may move finished_at forward: see there
@@ -109,7 +97,7 @@ def _apply_ratings(match: Match, seats: list[Seat]) -> None:
         match.finished_at = latest + timedelta(microseconds=1)
     after = ratings.rate_match(
         [rating.state for rating in table],
-        [ratings.SeatResult(rank=seat.rank, version=seat.bot_version.number) for seat in seats],
+        [ratings.RatedSeat(rank=seat.rank, version=seat.bot_version.number) for seat in seats],
     )
     RatingChange.objects.bulk_create(
         RatingChange(match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance)
@@ -140,13 +128,12 @@ def _pause_if_faulty(bot_id: int) -> None:
     if len(faults) <= settings.LADDER_FAULT_LIMIT:
         return
     causes = Counter(cause for cause, _detail, _match in faults)
-    labels = dict(Seat.Fault.choices)
-    summary = ", ".join(f"{labels.get(cause, cause)}: {count}" for cause, count in causes.most_common())
+    summary = ", ".join(f"{fault_label(cause)}: {count}" for cause, count in causes.most_common())
     cause, detail, match_id = faults[0]
     reason = (
         f"Paused automatically: it faulted in {len(faults)} of its last {len(window)} matches ({summary}); more than "
         f"{settings.LADDER_FAULT_LIMIT} in {settings.LADDER_FAULT_WINDOW} pauses a bot. The latest, in match "
-        f"{match_id}: {labels.get(cause, cause)} — {detail[:300] or 'no detail'}. Upload a fixed version (it is "
+        f"{match_id}: {fault_label(cause)} — {detail[:300] or 'no detail'}. Upload a fixed version (it is "
         "scheduled as soon as it passes validation) or resume the bot from its page."
     )
     Bot.objects.filter(pk=bot_id, paused_at__isnull=True).update(paused_at=timezone.now(), paused_reason=reason)

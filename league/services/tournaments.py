@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from games.registry import GAMES
 from league import tournament_formats as tf
-from league.models import Bot, BotVersion, Entry, Match, Round, Seat, Tournament
+from league.models import Bot, BotVersion, Entry, Match, Round, Tournament, fault_label
 from league.services import outbox
 from league.services.errors import ErrorCode, ServiceError
 from league.services.matches import do_create_match
@@ -584,8 +584,7 @@ def _apply_forfeits(context: TournamentRecords) -> None:
             continue
         last = [fault for _at, _match, fault in sorted(games)[-limit:]]
         if len(last) == limit and all(last):
-            labels = dict(Seat.Fault.choices)
-            causes = ", ".join(f"{labels.get(c, c)}: {n}" for c, n in Counter(last).most_common())
+            causes = ", ".join(f"{fault_label(c)}: {n}" for c, n in Counter(last).most_common())
             entry.forfeited = True
             entry.forfeit_reason = f"Forfeited: faulted in its last {limit} games in a row ({causes})."
             entry.save(update_fields=["forfeited", "forfeit_reason"])

@@ -14,6 +14,7 @@ from league.models import Bot, Match
 from league.services.bots import do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 REPLAY_FORMAT = "parlour-replay/1"
 STRONGEST = ("heuristic", "greedy", "smart")
@@ -85,5 +86,5 @@ def record_match(game_id: str, players: int | None = None, seed: int = 1, names:
     claimed = do_claim_match(match.pk)
     assert claimed is not None
     labels = [version.label for version in versions]
-    assert do_record_match_result(match.pk, play_replay(game_id, names, seed, labels))
+    assert do_record_match_result(match.pk, runner_result(play_replay(game_id, names, seed, labels)))
     return Match.objects.get(pk=match.pk)

@@ -17,6 +17,7 @@ from league.services.recording import do_record_match_result
 from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from tests.browser.recorded import play_replay, record_match
+from tests.results import runner_result
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ def test_a_bots_stderr_is_shown_to_its_owner_only(open_tab: Callable[..., Tab], 
     do_claim_match(match.pk)
     result = play_replay("love_letter", ["random", "heuristic"], 51, [mine.label, other.label])
     result["seats"][0]["stderr"] = "ALICE-DEBUG-LOG: thinking hard"
-    do_record_match_result(match.pk, result)
+    do_record_match_result(match.pk, runner_result(result))
 
     def signed_in(user) -> Tab:  # type: ignore[no-untyped-def]
         tab = open_tab()

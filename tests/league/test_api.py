@@ -7,6 +7,7 @@ from league.models import Bot, BotVersion, Match
 from league.services.bots import do_record_validation, do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _upload(client: APIClient, name: str = "mybot", data: bytes = b"pass\n", filename: str = "bot.py"):
@@ -92,11 +93,13 @@ def test_matches_filter_by_bot_and_serve_their_replay(alice, bob, anon_api: APIC
     assert anon_api.get(f"/api/matches/{match.pk}/replay/").status_code == 409
     do_record_match_result(
         match.pk,
-        {
-            "seats": [{"rank": 1, "score": 7, "fault": None}, {"rank": 2, "score": 3, "fault": None}],
-            "replay": {"format": "parlour-replay/1", "moves": [{"seat": 0, "action": {"card": 4}}]},
-            "wall_ms": 10,
-        },
+        runner_result(
+            {
+                "seats": [{"rank": 1, "score": 7, "fault": None}, {"rank": 2, "score": 3, "fault": None}],
+                "replay": {"format": "parlour-replay/1", "moves": [{"seat": 0, "action": {"card": 4}}]},
+                "wall_ms": 10,
+            }
+        ),
     )
     listed = anon_api.get(f"/api/matches/?bot={heuristic.pk}").json()
     assert [m["id"] for m in listed["results"]] == [match.pk]

@@ -19,6 +19,7 @@ from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
 from league.services.tokens import do_create_token
 from tests.conftest import EXAMPLE_BOT
+from tests.results import runner_result
 
 SECRET = "SECRET-STDERR-of-alice"
 ANON_WRITE = {401, 403}
@@ -95,11 +96,13 @@ def _build_world() -> dict[str, Any]:
     do_claim_match(match.pk)
     do_record_match_result(
         match.pk,
-        {
-            "seats": [{"rank": 1, "score": 1, "fault": None}, {"rank": 2, "score": 0, "fault": None}],
-            "replay": {"format": "parlour-replay/1", "moves": []},
-            "wall_ms": 1,
-        },
+        runner_result(
+            {
+                "seats": [{"rank": 1, "score": 1, "fault": None}, {"rank": 2, "score": 0, "fault": None}],
+                "replay": {"format": "parlour-replay/1", "moves": []},
+                "wall_ms": 1,
+            }
+        ),
     )
     tournament = Tournament.objects.create(
         name="cup", game="love_letter", format="round_robin", created_by=staff, seed=1

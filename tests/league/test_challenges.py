@@ -19,6 +19,7 @@ from league.services.bots import do_add_version, do_create_bot, do_record_valida
 from league.services.challenges import do_create_challenge, do_create_version_test
 from league.services.matches import do_claim_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _ready_bot(owner, name: str, game: str = "love_letter") -> Bot:
@@ -45,7 +46,7 @@ def _play(match: Match, ranks_by_version: dict[int, int]) -> None:
         "replay": {"format": "parlour-replay/1", "moves": []},
         "wall_ms": 5,
     }
-    assert do_record_match_result(match.pk, result)
+    assert do_record_match_result(match.pk, runner_result(result))
 
 
 @pytest.fixture

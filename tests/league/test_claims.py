@@ -31,6 +31,7 @@ from league.services.matches import (
 )
 from league.services.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 from tests.workers.conftest import ROOT
 
 
@@ -93,9 +94,9 @@ def test_a_worker_presumed_dead_cannot_record_over_the_re_run(match) -> None:
     _lapse(match)
     rerun = do_claim_match(match.pk, worker="fast")
     assert not do_renew_lease(match.pk, zombie.claim_token), "the zombie learns it lost the claim"
-    assert not do_record_match_result(match.pk, _result([2, 1]), claim_token=zombie.claim_token)
-    assert do_record_match_result(match.pk, _result([1, 2]), claim_token=rerun.claim_token)
-    assert not do_record_match_result(match.pk, _result([2, 1]), claim_token=zombie.claim_token)
+    assert not do_record_match_result(match.pk, runner_result(_result([2, 1])), claim_token=zombie.claim_token)
+    assert do_record_match_result(match.pk, runner_result(_result([1, 2])), claim_token=rerun.claim_token)
+    assert not do_record_match_result(match.pk, runner_result(_result([2, 1])), claim_token=zombie.claim_token)
     assert RatingChange.objects.filter(match=match).count() == 2
     assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1]
     assert list(match.seats.order_by("number").values_list("rank", flat=True)) == [1, 2]

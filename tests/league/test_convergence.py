@@ -35,6 +35,7 @@ from league.models import Bot, BotVersion, Match, Rating
 from league.services.ladder import do_schedule_ladder
 from league.services.matches import do_claim_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 FRESH_LEAGUE = {"heuristic": 0.0, "sloppy30": 0.3, "sloppy65": 0.65, "random": 1.0}
 FRESH_MATCHES, FRESH_WINDOW = 200, 100
@@ -109,7 +110,7 @@ class League:
             "replay": {"format": "parlour-replay/1", "moves": []},
             "wall_ms": 0,
         }
-        assert do_record_match_result(match.pk, result)
+        assert do_record_match_result(match.pk, runner_result(result))
 
 
 def _settings(matchmaking: str):  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from league.models import Bot, BotVersion, Match, Rating, RatingChange
 from league.services.bots import do_create_bot, do_record_validation
 from league.services.matches import do_claim_match, do_create_match, do_fail_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _bot(owner, name: str) -> BotVersion:
@@ -36,7 +37,7 @@ def _play(versions: list[BotVersion], ranks: list[int], kind: str = Match.Kind.L
     match = do_create_match("love_letter", versions, seed=1, kind=kind)
     claimed = do_claim_match(match.pk, worker="test")
     assert claimed is not None
-    assert do_record_match_result(match.pk, _result(ranks), claim_token=claimed.claim_token)
+    assert do_record_match_result(match.pk, runner_result(_result(ranks)), claim_token=claimed.claim_token)
     return Match.objects.get(pk=match.pk)
 
 

@@ -22,6 +22,7 @@ from league.services.bots import (
 from league.services.ladder import do_schedule_ladder, ladder_config
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _ready_bot(owner, name: str, game: str = "love_letter") -> Bot:
@@ -43,7 +44,7 @@ def _finish_all(ranks_of=lambda match: None) -> None:  # type: ignore[no-untyped
             "replay": {"moves": []},
             "wall_ms": 1,
         }
-        do_record_match_result(match.pk, result)
+        do_record_match_result(match.pk, runner_result(result))
 
 
 def _ladder(game: str = "love_letter") -> list[Match]:
@@ -163,17 +164,23 @@ def test_a_bot_that_faults_in_more_than_a_tenth_of_its_last_50_matches_is_paused
         fault = (timeout if n % 2 else crash) if n in (3, 9, 20, 33, 41) else None
         do_record_match_result(
             match.pk,
-            {
-                "seats": [{"rank": 2 if fault else 1, "score": 0, "fault": fault}, {**ok, "rank": 1 if fault else 2}],
-                "replay": {},
-            },
+            runner_result(
+                {
+                    "seats": [
+                        {"rank": 2 if fault else 1, "score": 0, "fault": fault},
+                        {**ok, "rank": 1 if fault else 2},
+                    ],
+                    "replay": {},
+                }
+            ),
         )
     flaky.refresh_from_db()
     assert not flaky.is_paused  # five faults in fifty: exactly 10%, not more
     match = do_create_match("love_letter", versions)
     do_claim_match(match.pk)
     do_record_match_result(
-        match.pk, {"seats": [{"rank": 2, "score": 0, "fault": timeout}, {"rank": 1, "score": 0}], "replay": {}}
+        match.pk,
+        runner_result({"seats": [{"rank": 2, "score": 0, "fault": timeout}, {"rank": 1, "score": 0}], "replay": {}}),
     )
     flaky.refresh_from_db()
     assert flaky.is_paused and "6 of its last 50 matches" in flaky.paused_reason

@@ -17,6 +17,7 @@ from league.queries import head_to_head
 from league.services.bots import do_create_bot, do_disable_bot, do_resume_bot
 from league.services.matches import do_claim_match, do_create_match, do_release_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 # Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
 # a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
@@ -47,7 +48,7 @@ def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
         ranks = [order.index(s) + 1 for s in range(len(table))]
         fault = {"cause": "timeout", "detail": "too slow", "move": 1} if rng.random() < 0.1 else None
         seats = [{"rank": r, "score": 0.0, "fault": fault if s == 1 else None} for s, r in enumerate(ranks)]
-        do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+        do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     return bots
 
 
@@ -134,7 +135,7 @@ def test_head_to_head_counts_pairs_of_seats_by_rank(db) -> None:
         match = do_create_match("love_letter", versions)
         do_claim_match(match.pk)
         seats = [{"rank": rank, "score": 0.0} for rank in ranks]
-        do_record_match_result(match.pk, {"seats": seats, "replay": {}})
+        do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}}))
     rows = {row["name"]: row for row in APIClient().get(f"/api/bots/{a.pk}/head-to-head/").json()["results"]}
     assert (rows["owner/bot01"]["wins"], rows["owner/bot01"]["losses"], rows["owner/bot01"]["draws"]) == (1, 2, 1)
     assert (rows["owner/bot02"]["wins"], rows["owner/bot02"]["losses"], rows["owner/bot02"]["draws"]) == (3, 1, 0)
@@ -203,7 +204,7 @@ def _play(bots: list[Bot], ranks: list[int]) -> Match:
     match = do_create_match("love_letter", [bot.versions.get() for bot in bots])
     do_claim_match(match.pk)
     seats = [{"rank": rank, "score": 0.0} for rank in ranks]
-    do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     return match
 
 
@@ -230,7 +231,7 @@ def test_a_match_still_running_while_another_is_recorded_is_not_hidden_by_the_ca
     _play([c, d], [1, 2])
     assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "0"
     seats = [{"rank": 1, "score": 0.0}, {"rank": 2, "score": 0.0}]
-    do_record_match_result(first.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    do_record_match_result(first.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "1"
 
 
@@ -308,7 +309,7 @@ def test_a_cached_bot_page_shows_a_new_match_queued_running_and_finished_at_once
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
     assert f"#{match.pk}<" in newest and 'class="status running"' in newest
     seats = [{"rank": 2, "score": 0.0}, {"rank": 1, "score": 0.0, "fault": None}]
-    do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
     assert f"#{match.pk}<" in newest and 'class="status finished"' in newest
     assert '<span class="seat winner">owner/bot02 <small>#1</small>' in newest

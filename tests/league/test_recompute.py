@@ -15,6 +15,7 @@ from django.utils import timezone
 from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import distinct_bots, do_record_match_result
+from tests.results import runner_result
 
 GAMES_TO_RECORD = 2000
 
@@ -39,7 +40,7 @@ def _record(versions: list[BotVersion], ranks: list[int], kind: str = Match.Kind
 
 def _finish(match: Match, ranks: list[int]) -> None:
     seats = [{"rank": rank, "score": float(-rank), "fault": None} for rank in ranks]
-    assert do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    assert do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
 
 
 def _running(tables: list[tuple[list[BotVersion], str]]) -> list[Match]:
@@ -133,6 +134,6 @@ def test_a_result_recorded_twice_changes_ratings_once(db) -> None:
     bots = _league(2)
     match = _record([bot.versions.get() for bot in bots], [1, 2])
     again = {"seats": [{"rank": 2, "score": 0}, {"rank": 1, "score": 0}], "replay": {}}
-    assert not do_record_match_result(match.pk, again)
+    assert not do_record_match_result(match.pk, runner_result(again))
     assert RatingChange.objects.filter(match=match).count() == 2
     _check()

@@ -7,13 +7,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from bots.runner import Seat as RunnerSeat
-from bots.runner import run_match
+from bots.runner import BotSeat, play_match
 from league import retention
 from league.models import Bot, BotVersion, Match
 from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 from workers.celery import app
 from workers.tasks import delete_old_logs
 
@@ -25,14 +25,14 @@ def _played(versions: list[BotVersion], days_ago: float, seed: int) -> Match:
     and a note on every move (built-in players write neither), finished ``days_ago`` days ago."""
     match = do_create_match("love_letter", versions, seed=seed)
     claimed = do_claim_match(match.pk, worker="test")
-    result = run_match(
-        "love_letter", [RunnerSeat(label=str(v), builtin="random") for v in versions], seed=seed, sandbox="none"
+    result = play_match(
+        "love_letter", [BotSeat(label=str(v), builtin="random") for v in versions], seed=seed, sandbox="none"
     ).to_json()
     for seat in result["seats"]:
         seat["stderr"] = STDERR
     for number, move in enumerate(result["replay"]["moves"]):
         move["note"] = f"plan {number}"
-    assert do_record_match_result(match.pk, result, claim_token=claimed.claim_token)
+    assert do_record_match_result(match.pk, runner_result(result), claim_token=claimed.claim_token)
     Match.objects.filter(pk=match.pk).update(finished_at=timezone.now() - timedelta(days=days_ago))
     return Match.objects.get(pk=match.pk)
 

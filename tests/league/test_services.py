@@ -25,6 +25,7 @@ from league.services.matches import (
 from league.services.recompute import do_recompute_ratings
 from league.services.recording import do_record_match_result
 from league.services.tokens import do_create_token, do_revoke_token, hash_token
+from tests.results import runner_result
 
 
 def _zip(files: dict[str, bytes]) -> bytes:
@@ -142,8 +143,8 @@ def test_a_result_is_recorded_once_with_ratings_moved_for_each_bot(alice, bob) -
     bots = [_ready_bot(alice, "a"), _ready_bot(bob, "b")]
     match = do_create_match("love_letter", [bot.current_version() for bot in bots], seed=5)
     do_claim_match(match.pk)
-    assert do_record_match_result(match.pk, _result([1, 2]))
-    assert not do_record_match_result(match.pk, _result([2, 1]))
+    assert do_record_match_result(match.pk, runner_result(_result([1, 2])))
+    assert not do_record_match_result(match.pk, runner_result(_result([2, 1])))
     winner, loser = (Rating.objects.get(bot=bot) for bot in bots)
     assert winner.elo > 1500 > loser.elo and winner.games == loser.games == 1 and winner.wins == 1
     assert RatingChange.objects.filter(match=match).count() == 2
@@ -169,7 +170,9 @@ def test_a_four_seat_match_is_claimed_and_loaded_in_two_statements_and_recorded_
         assert '"archive"' not in _statements(claim)[1]
         assert seats[0].label == "alice/a v1"
         with CaptureQueriesContext(connection) as record:
-            assert do_record_match_result(match.pk, _result([1, 2, 3, 4]), claim_token=claimed.claim_token)
+            assert do_record_match_result(
+                match.pk, runner_result(_result([1, 2, 3, 4])), claim_token=claimed.claim_token
+            )
         # Lock the match and read its seats; one UPDATE for the seats; lock the ratings, insert the changes, one
         # UPDATE for the ratings; the match (league/rows.py: a VALUES list, not one statement per row).
         assert len(_statements(record)) == 6, _statements(record)
@@ -183,7 +186,7 @@ def test_a_fault_is_recorded_with_its_cause(alice, bob) -> None:
     match = do_create_match("love_letter", [bot.current_version() for bot in bots], seed=5)
     do_claim_match(match.pk)
     fault = {"cause": "timeout", "detail": "no answer within 1000 ms", "move": 3}
-    do_record_match_result(match.pk, _result([2, 1], [fault, None]))
+    do_record_match_result(match.pk, runner_result(_result([2, 1], [fault, None])))
     seat = match.seats.get(number=0)
     assert (seat.rank, seat.fault, seat.fault_detail) == (2, "timeout", "no answer within 1000 ms")
 

@@ -19,6 +19,7 @@ from league.services.tournaments import (
     do_start_tournament,
 )
 from tests.league.tournament_helpers import by_strength, make_bots, play_out, result
+from tests.results import runner_result
 
 
 @pytest.fixture
@@ -263,7 +264,7 @@ def test_the_page_shows_standings_with_tie_breaks_progress_and_every_match(staff
     do_start_tournament(tournament)
     first = Match.objects.filter(round__tournament=tournament).order_by("id").first()
     do_claim_match(first.pk)
-    do_record_match_result(first.pk, result([1, 2]))
+    do_record_match_result(first.pk, runner_result(result([1, 2])))
     do_advance_tournament(tournament.pk)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "<progress" in page and "round 1 of 2: 1 of 2 games played" in page

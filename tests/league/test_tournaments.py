@@ -28,6 +28,7 @@ from league.services.tournaments import (
     do_update_tournament,
 )
 from tests.league.tournament_helpers import by_strength, make_bots, play_out, result
+from tests.results import runner_result
 
 
 @pytest.fixture
@@ -409,7 +410,7 @@ def test_a_paused_tournament_starts_no_new_round_until_resumed(staff) -> None:
         do_pause_tournament(tournament)
     for match in Match.objects.filter(round__tournament=tournament):  # the queued games still play
         do_claim_match(match.pk)
-        do_record_match_result(match.pk, result([1, 2]))
+        do_record_match_result(match.pk, runner_result(result([1, 2])))
     do_advance_tournament(tournament.pk)
     assert Match.objects.filter(round__tournament=tournament).count() == 2
     assert tournament.entries.filter(score=1).count() == 2, "the standings are live even while paused"
@@ -427,7 +428,7 @@ def test_cancelling_withdraws_the_queued_games_and_keeps_the_played_ones(staff) 
     do_start_tournament(tournament)
     played, queued = Match.objects.filter(round__tournament=tournament).order_by("id")
     do_claim_match(played.pk)
-    do_record_match_result(played.pk, result([1, 2]))
+    do_record_match_result(played.pk, runner_result(result([1, 2])))
     do_cancel_tournament(tournament)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.CANCELLED and tournament.finished_at
@@ -478,7 +479,7 @@ def test_the_safety_net_advances_every_running_tournament(staff) -> None:
     do_create_tournament(staff, "love_letter", "B", "round_robin", {}, bots)  # a draft: left alone
     match = Match.objects.get(round__tournament=running)
     do_claim_match(match.pk)
-    do_record_match_result(match.pk, result([2, 1]))
+    do_record_match_result(match.pk, runner_result(result([2, 1])))
     assert do_advance_running_tournaments() == [running.pk]
     running.refresh_from_db()
     assert running.status == Tournament.Status.FINISHED

@@ -12,6 +12,7 @@ from league.models import Bot, BotVersion, Match, Rating, Seat, Tournament
 from league.services.matches import do_claim_match
 from league.services.recording import do_record_match_result
 from league.services.tournaments import do_advance_tournament
+from tests.results import runner_result
 
 
 def make_bots(owner: User, game: str, count: int, prefix: str = "bot") -> list[Bot]:
@@ -80,7 +81,7 @@ def play_out(tournament: Tournament, ranker: Ranker, limit: int = 5000) -> Tourn
         assert do_claim_match(match.pk) is not None
         seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
         ranks, faults = ranker(match, seats)
-        assert do_record_match_result(match.pk, result(ranks, faults))
+        assert do_record_match_result(match.pk, runner_result(result(ranks, faults)))
         do_advance_tournament(tournament.pk)
     tournament.refresh_from_db()
     return tournament

@@ -24,6 +24,7 @@ from league.services.tokens import do_create_token
 from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.browser.recorded import play_replay
 from tests.conftest import EXAMPLE_BOT
+from tests.results import runner_result
 from tests.security.conftest import form_csrf, log_in
 
 GAME = "love_letter"
@@ -39,7 +40,7 @@ def _finish(match: Match) -> None:
     """Record ``match`` as played: a real game of its seed by the built-in players, through the league's service."""
     do_claim_match(match.pk)
     names = ["random"] * match.seats.count()
-    assert do_record_match_result(match.pk, play_replay(GAME, names, match.seed))
+    assert do_record_match_result(match.pk, runner_result(play_replay(GAME, names, match.seed)))
 
 
 def _token(username: str, **flags: Any) -> dict[str, str]:
@@ -235,7 +236,7 @@ def test_owner_data_is_private_and_a_new_key_is_never_stored(
     assert made.status_code == 200 and "no-store" in _directives(made)
     match = do_create_match(GAME, [bot.versions.get(), *_house("random")])
     do_claim_match(match.pk)
-    do_record_match_result(match.pk, play_replay(GAME, ["random", "random"], match.seed))
+    do_record_match_result(match.pk, runner_result(play_replay(GAME, ["random", "random"], match.seed)))
     owner_page = log_in(site, "olive", PASSWORD)
     fault_view = _get(owner_page, f"{site}/matches/{match.pk}/")
     assert "only you can see this" in fault_view.text and "private" in _directives(fault_view)

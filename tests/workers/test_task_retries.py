@@ -4,29 +4,30 @@ back-off), what is not (a bug), and that a result is written again rather than t
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import OperationalError
 from django.test.utils import override_settings
 
+from bots.results import MatchResult
 from bots.sandbox import SandboxError
 from league.models import Match, RatingChange
 from league.services.matches import do_claim_match, do_create_match
 from league.services.outbox import RUN_MATCH_TASK
 from league.services.recording import do_record_match_result
+from tests.results import runner_result
 from tests.workers.fault_helpers import league_bot
 from workers import tasks
 
 
-def _result(ranks: list[int]) -> SimpleNamespace:
+def _result(ranks: list[int]) -> MatchResult:
     data = {
         "seats": [{"rank": rank, "score": 0.0, "fault": None} for rank in ranks],
         "replay": {"format": "parlour-replay/1", "moves": []},
         "wall_ms": 1,
     }
-    return SimpleNamespace(to_json=lambda: data)
+    return runner_result(data)
 
 
 @pytest.fixture

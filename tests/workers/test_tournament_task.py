@@ -9,6 +9,7 @@ from league.services.matches import do_claim_match
 from league.services.recording import do_record_match_result
 from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.league.tournament_helpers import make_bots, result
+from tests.results import runner_result
 from workers import tasks
 from workers.celery import app
 
@@ -26,13 +27,13 @@ def test_the_task_advances_one_tournament_or_every_running_one(db) -> None:
     do_start_tournament(tournament)
     (match,) = Match.objects.filter(round__tournament=tournament)
     do_claim_match(match.pk)
-    do_record_match_result(match.pk, result([1, 2]))
+    do_record_match_result(match.pk, runner_result(result([1, 2])))
     assert tasks.advance_tournament(tournament.pk) == 1
     assert tournament.rounds.count() == 2
     assert tasks.advance_tournament(tournament.pk + 1000) == 1, "a tournament that is gone is no error"
     (second,) = Match.objects.filter(round__number=2, round__tournament=tournament)
     do_claim_match(second.pk)
-    do_record_match_result(second.pk, result([2, 1]))
+    do_record_match_result(second.pk, runner_result(result([2, 1])))
     assert tasks.advance_tournament() == 1  # beat: every running tournament
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
     assert tasks.advance_tournament() == 0
