@@ -27,7 +27,7 @@ def previous_version(bot: Bot, version: BotVersion) -> BotVersion | None:
 
 def challenges_for(user: AbstractBaseUser) -> QuerySet[Challenge]:
     return (
-        Challenge.objects.filter(owner=user)
+        Challenge.objects.filter(owner_id=user.pk)
         .select_related("version__bot__owner", "owner")
         .annotate(
             finished=Count("matches", filter=Q(matches__status=Match.Status.FINISHED)),
@@ -118,8 +118,8 @@ def challenge_report(challenge: Challenge) -> Report:
         else:
             rows[version_id] = OpponentRow(versions[version_id], 1)
     # Seats without the (possibly long) stderr: the results need ranks and faults only.
-    seats = Prefetch("seats", queryset=Seat.objects.defer("stderr").order_by("number"))
-    matches = list(challenge.matches.order_by("id").prefetch_related(seats))
+    without_stderr = Prefetch("seats", queryset=Seat.objects.defer("stderr").order_by("number"))
+    matches = list(challenge.matches.order_by("id").prefetch_related(without_stderr))
     result = Report(challenge, versions, list(rows.values()), matches=matches)
     for match in matches:
         if match.status == Match.Status.FINISHED:
@@ -144,4 +144,4 @@ def challenge_report(challenge: Challenge) -> Report:
 
 def games_in_last_hour(user: AbstractBaseUser) -> int:
     since = timezone.now() - HOUR
-    return Challenge.objects.filter(owner=user, created__gt=since).aggregate(n=Sum("games"))["n"] or 0
+    return Challenge.objects.filter(owner_id=user.pk, created__gt=since).aggregate(n=Sum("games"))["n"] or 0

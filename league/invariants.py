@@ -24,12 +24,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import Count, F, Model, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -69,21 +69,22 @@ def check_league(games: Iterable[str] | None = None, grace_seconds: float | None
     grace = timedelta(seconds=2 * settings.MATCH_SWEEP_SECONDS if grace_seconds is None else grace_seconds)
     now = timezone.now()
     report = Report(checked={}, violations=[])
-    for rule, check in [
+    checks: list[tuple[str, Callable[[], tuple[int, list[str]]]]] = [
         ("rating_changes", lambda: _rating_changes(games)),
         ("ratings", lambda: _ratings(games)),
         ("elo_sum", lambda: _elo_sums(games)),
         ("claims", lambda: _claims(games, now, grace)),
         ("queue", lambda: _queue(games, now, grace)),
-    ]:
+    ]
+    for rule, check in checks:
         checked, messages = check()
         report.checked[rule] = checked
         report.violations += [Violation(rule, message) for message in messages]
     return report
 
 
-def _count(model: type, field: str, distinct: str | None = None) -> Subquery:
-    rows = model.objects.filter(**{field: OuterRef("pk")}).values(field)
+def _count(model: type[Model], field: str, distinct: str | None = None) -> Coalesce:
+    rows = model._default_manager.filter(**{field: OuterRef("pk")}).values(field)
     counted = rows.annotate(n=Count(distinct, distinct=True) if distinct else Count("pk")).values("n")
     return Coalesce(Subquery(counted), 0)
 
@@ -160,9 +161,11 @@ def _conserved(game_id: str, table: list[Row], state: dict[int, tuple[int, int]]
             version, games_since = number, 0
         ks.append(ratings.k_factor(games_since))
         state[bot] = (version, games_since + 1)
-    if any(before is None or after is None for *_rest, before, after in table):
+    pairs = [(before, after) for *_rest, before, after in table]
+    known = [(before, after) for before, after in pairs if before is not None and after is not None]
+    if len(known) != len(pairs):
         return None
-    deltas = [after - before for *_rest, before, after in table]
+    deltas = [after - before for before, after in known]
     weighted = math.fsum(delta / k for delta, k in zip(deltas, ks, strict=True))
     if abs(weighted) <= ELO_SUM_TOLERANCE:
         return ""

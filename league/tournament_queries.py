@@ -45,7 +45,8 @@ class TournamentRecords:
             rounds=list(tournament.rounds.order_by("number")),
         )
         for match in tournament_matches(round__tournament=tournament):
-            context.matches[match.round_id].append(match)
+            if match.round_id is not None:  # (every one of them: they were selected by their round)
+                context.matches[match.round_id].append(match)
         return context
 
     def add_matches(self, round_: Round, ids: list[int]) -> None:
@@ -61,6 +62,10 @@ class TournamentRecords:
 
     def entry_of(self, seat: Seat) -> int:
         return self.by_version[seat.bot_version_id]
+
+    def ranks(self, match: Match) -> dict[int, int]:
+        """A finished game's rank of each entrant at its table (every seat of a finished game has one)."""
+        return {self.entry_of(seat): seat.rank for seat in match.seats.all() if seat.rank is not None}
 
     def table_matches(self, round_: Round) -> dict[int, list[Match]]:
         """The round's matches by table index (each entrant sits at one table per round)."""
@@ -82,7 +87,7 @@ class TournamentRecords:
                 for match in matches:
                     if match.status != Match.Status.FINISHED:
                         continue
-                    ranks = {self.entry_of(seat): seat.rank for seat in match.seats.all()}
+                    ranks = self.ranks(match)
                     results.append(
                         tf.Played(round_.number, index, len(tables[index]["entries"]), ranks, self.weight(match))
                     )
@@ -127,11 +132,11 @@ def tournament_matches(**where: Any) -> QuerySet[Match]:
 def _bye_points(context: TournamentRecords) -> dict[int, float]:
     if context.tournament.format != Tournament.Format.SWISS:
         return {}
-    points: Counter[int] = Counter()
+    points: dict[int, float] = {}
     for round_ in context.rounds:
         if round_.status != Round.Status.PENDING:
             for entry in round_.plan.get("byes", []):
-                points[entry] += context.settings.bye_points * context.settings.games_per_pairing
+                points[entry] = points.get(entry, 0) + context.settings.bye_points * context.settings.games_per_pairing
     return dict(points)
 
 
@@ -229,18 +234,17 @@ def _describe_rounds(context: TournamentRecords) -> list[RoundView]:
         table_views = []
         for index, table in enumerate(round_.plan.get("tables", [])):
             matches = tables.get(index, [])
-            points: Counter[int] = Counter()
+            points: dict[int, float] = {}
             for match in matches:
                 if match.status == Match.Status.FINISHED:
-                    ranks = {context.entry_of(seat): seat.rank for seat in match.seats.all()}
-                    for entry, value in tf.game_points(len(table["entries"]), ranks).items():
-                        points[entry] += value * context.weight(match)
+                    for entry, value in tf.game_points(len(table["entries"]), context.ranks(match)).items():
+                        points[entry] = points.get(entry, 0) + value * context.weight(match)
             table_views.append(
                 TableView(
                     number=index + 1,
                     entries=[context.entries[e] for e in table["entries"]],
                     matches=matches,
-                    points={e: round(points[e], 3) for e in table["entries"]},
+                    points={e: round(points.get(e, 0), 3) for e in table["entries"]},
                     advancers=list(table.get("advancers", [])),
                     absent=list(table.get("absent", [])),
                     walkover=bool(table.get("walkover")),

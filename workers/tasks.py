@@ -8,6 +8,7 @@ and fails the match at once, with the reason. docs/operations.md (Reliability) t
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -61,6 +62,7 @@ RECORD_TRIES = 4
 # (with back-off); after that the row's own state (queued, or a lease that runs out) lets the sweeper take over.
 TASK_RETRIES = 8
 T = TypeVar("T")
+AnyTask = Task[Any, Any]  # (bound tasks: ``self`` is the task)
 
 
 def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> BotSeat:
@@ -71,7 +73,10 @@ def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[]
 
     def load() -> bytes:
         # Only on this machine's first sight of the version: a claim carries no archives.
-        return bytes(BotVersion.objects.values_list("archive", flat=True).get(pk=version_id))
+        stored = BotVersion.objects.values_list("archive", flat=True).get(pk=version_id)
+        if stored is None:
+            raise ValueError(f"version {version_id} has no archive")  # (a bug: every uploaded version has one)
+        return bytes(stored)
 
     return BotSeat(label=label, code_dir=code_cache.code_dir_for(version_id, archive or load))
 
@@ -116,7 +121,7 @@ class Heartbeat:
             connections.close_all()  # this thread's connections only
 
 
-def _worker(task: Task) -> str:
+def _worker(task: AnyTask) -> str:
     return f"{task.request.hostname or '?'}/{os.getpid()}"
 
 
@@ -128,13 +133,15 @@ def _describe(error: BaseException) -> str:
     return public_reason(f"{type(error).__name__}: {error}")
 
 
-def _retry_task(task: Task, error: BaseException, object_id: int, **kwargs: Any) -> Exception:
+def _retry_task(task: AnyTask, error: Exception, object_id: int, **kwargs: Any) -> Exception:
     """Celery's retry of this task for ``object_id`` (in a chain, not always the id it was sent), with the league's
     back-off; re-raise what it returns."""
     close_old_connections()
     countdown = retry_delay(task.request.retries + 1)
     log.warning("%s[%s]: %s; retrying in %.0f s", task.name, task.request.id, _describe(error), countdown)
-    return task.retry(args=[object_id], exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None)
+    return task.retry(
+        args=(object_id,), exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None
+    )
 
 
 def _with_database_retries(what: str, call: Callable[[], T]) -> T:
@@ -152,7 +159,7 @@ def _with_database_retries(what: str, call: Callable[[], T]) -> T:
 
 
 @shared_task(name="parlour.run_match", bind=True, acks_late=True, reject_on_worker_lost=True)
-def run_match(self: Task, match_id: int, claim_token: str | None = None) -> None:
+def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> None:
     """Claim the match, play it, record it; then play on through the due matches the worker claims itself (``_Chain``).
     ``claim_token``: a retry of this worker's own claim (see ``_play_and_record``)."""
     try:
@@ -211,7 +218,7 @@ class _Chain:
     Every match keeps its own claim and lease, so a worker that dies mid-chain loses nothing: what it held is swept
     back to the queue like any lapsed lease, and a chained match's own message finds nothing to claim."""
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: AnyTask) -> None:
         self.task = task
         self.left = settings.MATCH_CHAIN_MAX - 1
         self.until = time.monotonic() + settings.MATCH_CHAIN_SECONDS
@@ -258,7 +265,7 @@ def _hand_back(held: _Held | None, reason: str) -> None:
         do_release_match(held.match.match_id, reason, claim_token=held.token)
 
 
-def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
+def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | None:
     """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
     it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
     bug fails it at once, with the reason."""
@@ -296,7 +303,7 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
 
 
 @shared_task(name="parlour.validate_version", bind=True, acks_late=True, reject_on_worker_lost=True)
-def validate_version(self: Task, version_id: int, claim_token: str | None = None) -> None:
+def validate_version(self: AnyTask, version_id: int, claim_token: str | None = None) -> None:
     """Claim a pending version, play its smoke match in the sandbox, record ready or rejected (like run_match).
 
     Not necessarily ``version_id``: the fairest due version (``do_claim_next_version``), so that one user's
@@ -320,7 +327,9 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     try:
         with Heartbeat(lambda: do_renew_version_lease(version_id, token), what):
             try:
-                seats = [_runner_seat(version.pk, version.label, version.builtin, lambda: bytes(version.archive))]
+                stored = version.archive  # (loaded with the claim: it is at hand)
+                archive = None if stored is None else functools.partial(bytes, stored)
+                seats = [_runner_seat(version.pk, version.label, version.builtin, archive)]
             except PackagingError as error:  # stored before one of today's upload rules existed: the bot's fault
                 reason = f"The archive cannot be unpacked: {error}"
                 _with_database_retries(
@@ -328,7 +337,7 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
                 )
                 return
             seats += [BotSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
-            result = play_match(game, seats, seed=version_id, sandbox=settings.BOT_SANDBOX)
+            result = play_match(game, seats, seed=version_id, sandbox=str(settings.BOT_SANDBOX))
             mine = result.seats[0]
             if mine.fault is None:
                 accepted = True

@@ -29,9 +29,7 @@ def _package(data: bytes, filename: str) -> Package:
         raise ServiceError(str(error), code=ErrorCode.BAD_UPLOAD) from None
 
 
-def do_create_bot(
-    owner: AbstractBaseUser, game: str, name: str, data: bytes, filename: str, description: str = ""
-) -> Bot:
+def do_create_bot(owner: User, game: str, name: str, data: bytes, filename: str, description: str = "") -> Bot:
     """A new bot with its first version, queued for validation. Nothing is stored if the upload is refused."""
     if game not in GAMES:
         raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
@@ -79,7 +77,7 @@ def _check_fair_use(owner: AbstractBaseUser, bot: Bot | None = None) -> None:
     if getattr(owner, "is_staff", False):
         return
     if bot is None:
-        bots = Bot.objects.filter(owner=owner).count()
+        bots = Bot.objects.filter(owner_id=owner.pk).count()
         limit = settings.FAIR_USE_BOTS_PER_USER
         if bots >= limit:
             raise ServiceError(
@@ -87,7 +85,7 @@ def _check_fair_use(owner: AbstractBaseUser, bot: Bot | None = None) -> None:
                 code=ErrorCode.TOO_MANY_BOTS,
                 status=403,
             )
-    recent = BotVersion.objects.filter(bot__owner=owner, created__gt=timezone.now() - HOUR).order_by("created")
+    recent = BotVersion.objects.filter(bot__owner_id=owner.pk, created__gt=timezone.now() - HOUR).order_by("created")
     _check_hourly(
         list(recent.values_list("created", flat=True)), settings.FAIR_USE_UPLOADS_PER_HOUR, "uploads of yours"
     )

@@ -18,7 +18,7 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import transaction
 from django.utils import timezone
 
@@ -92,7 +92,7 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
     if games > limit:
         raise ServiceError(f"at most {limit} challenge games per hour", code=ErrorCode.TOO_MANY_GAMES)
     recent = list(
-        Challenge.objects.filter(owner=owner, created__gt=timezone.now() - HOUR)
+        Challenge.objects.filter(owner_id=owner.pk, created__gt=timezone.now() - HOUR)
         .order_by("created")
         .values_list("created", "games")
     )
@@ -107,7 +107,7 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
 
 
 def _create(
-    owner: AbstractBaseUser, kind: str, game: str, version: BotVersion, opponents: list[BotVersion], games: int
+    owner: User, kind: str, game: str, version: BotVersion, opponents: list[BotVersion], games: int
 ) -> Challenge:
     table = [version, *opponents]
     _check_table(game, len(table))
@@ -138,7 +138,7 @@ def _create(
     return challenge
 
 
-def do_create_challenge(owner: AbstractBaseUser, bot_id: int, opponent_ids: list[int], games: int) -> Challenge:
+def do_create_challenge(owner: User, bot_id: int, opponent_ids: list[int], games: int) -> Challenge:
     """``games`` unrated games between the owner's bot ``bot_id`` and the bots ``opponent_ids`` (seat order)."""
     bot = _owned_bot(owner, bot_id)
     games = _check_games(games)
@@ -148,9 +148,7 @@ def do_create_challenge(owner: AbstractBaseUser, bot_id: int, opponent_ids: list
     return _create(owner, Challenge.Kind.CHALLENGE, bot.game, _ready_version(bot), opponents, games)
 
 
-def do_create_version_test(
-    owner: AbstractBaseUser, bot_id: int, games: int, field_ids: list[int] | None = None
-) -> Challenge:
+def do_create_version_test(owner: User, bot_id: int, games: int, field_ids: list[int] | None = None) -> Challenge:
     """The bot's newest ready version against its previous validated one, ``games`` unrated games.
 
     In a game of three or more players the other seats are ``field_ids`` (bots), by default the game's strongest

@@ -64,7 +64,7 @@ def retry_delay(attempts: int) -> float:
     """The back-off before attempt ``attempts + 1`` after an infrastructure failure: MATCH_RETRY_SECONDS doubled per
     attempt, capped at MATCH_RETRY_MAX_SECONDS, less up to a quarter at random so that retries spread out."""
     delay = min(settings.MATCH_RETRY_MAX_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1))
-    return delay * random.uniform(0.75, 1.0)
+    return float(delay * random.uniform(0.75, 1.0))
 
 
 def _lapsed_match(now: datetime) -> Q:
@@ -381,6 +381,7 @@ def do_resend_lost_validations() -> list[int]:
 
 
 def tournament_game_over(match: Match) -> None:
-    """A tournament game is finalized: its round may be complete (league/tournaments.py advances it, idempotently)."""
-    if match.round_id is not None:
+    """A tournament game is finalized: its round may be complete (league.services.tournaments advances it,
+    idempotently)."""
+    if match.round is not None:
         outbox.enqueue(outbox.ADVANCE_TOURNAMENT_TASK, match.round.tournament_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from django.db import connection, transaction
 
@@ -23,22 +24,27 @@ class RecomputeReport:
     repaired: int = 0
 
 
-def replay_ratings(game_id: str) -> tuple[dict[int, ratings.BotRating], dict[int, datetime], dict, int]:
+# A seat of a finished rated match: (match, bot, version number, rank, finished at); such a seat has all five.
+Row = tuple[int, int, int, int, datetime]
+Changes = dict[tuple[int, int], tuple[float, float, float]]
+
+
+def replay_ratings(game_id: str) -> tuple[dict[int, ratings.BotRating], dict[int, datetime], Changes, int]:
     """Every bot's rating from the game's match history alone: finished ladder matches in finish order.
 
     Returns (ratings by bot, last rated match time by bot, {(match, bot): (before, after, variance)}, matches)."""
     states: dict[int, ratings.BotRating] = {}
     last: dict[int, datetime] = {}
-    changes: dict[tuple[int, int], tuple[float, float, float]] = {}
-    matches = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED)
+    changes: Changes = {}
+    rated = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED)
     seats = (
-        Seat.objects.filter(match__in=matches)
+        Seat.objects.filter(match__in=rated)
         .order_by("match__finished_at", "match_id", "number")
         .values_list("match_id", "bot_version__bot_id", "bot_version__number", "rank", "match__finished_at")
     )
     matches = 0
 
-    def rate(table: list[tuple[int, int, int, int, datetime]]) -> None:
+    def rate(table: list[Row]) -> None:
         nonlocal matches
         bots = [bot_id for _match, bot_id, _number, _rank, _at in table]
         if len(set(bots)) != len(bots):
@@ -51,12 +57,12 @@ def replay_ratings(game_id: str) -> tuple[dict[int, ratings.BotRating], dict[int
             changes[(match_id, bot_id)] = (old.elo, new.elo, new.variance)
         matches += 1
 
-    table: list[tuple[int, int, int, int, datetime]] = []
+    table: list[Row] = []
     for row in seats.iterator(chunk_size=10_000):
         if table and row[0] != table[0][0]:
             rate(table)
             table = []
-        table.append(row)
+        table.append(cast(Row, row))
     if table:
         rate(table)
     return states, last, changes, matches

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -52,12 +52,13 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
             Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
         )
         match.status = Match.Status.FINISHED
-        match.finished_at = timezone.now()
+        match.finished_at = finished_at = timezone.now()
         match.wall_ms = result.wall_ms
         match.replay_data = Match.pack_replay(result.replay)
         match.error = ""
         if changes_ratings(match) and distinct_bots(seats):
-            _apply_ratings(match, seats)  # may move finished_at forward: see there
+            # (may move finished_at forward: see there)
+            match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
         match.save(update_fields=["status", "finished_at", "wall_ms", "replay_data", "error"])
         faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
         for bot_id in sorted(faulted):
@@ -70,7 +71,7 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
 # the matches ``rated_matches`` selects. The two must always agree: extend both together (e.g. rated tournaments).
 def changes_ratings(match: Match) -> bool:
     if match.kind == Match.Kind.TOURNAMENT:  # a tournament's ``rated`` setting decides (docs/tournaments.md)
-        return match.round_id is not None and match.round.tournament.rated
+        return match.round is not None and match.round.tournament.rated
     return match.kind == Match.Kind.LADDER
 
 
@@ -84,7 +85,8 @@ def distinct_bots(seats: list[Seat]) -> bool:
     return len(set(bots)) == len(bots)
 
 
-def _apply_ratings(match: Match, seats: list[Seat]) -> None:
+def _apply_ratings(match: Match, seats: list[Seat], ranks: list[int], finished_at: datetime) -> datetime:
+    """Rate the match's bots from their ``ranks``; returns the match's finish time in the rating history."""
     bots = [seat.bot_version.bot for seat in seats]
     # Lock in a fixed order so two matches finishing at once never deadlock; the second waits and sees the first.
     locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot__in=bots).order_by("bot_id")}
@@ -93,11 +95,14 @@ def _apply_ratings(match: Match, seats: list[Seat]) -> None:
     # later than every one of these bots' previous rated matches, whatever the clocks of the worker machines say:
     # then the replay meets each bot's matches in the order their ratings were applied here.
     latest = max((rating.last_match_at for rating in table if rating.last_match_at), default=None)
-    if latest is not None and match.finished_at <= latest:
-        match.finished_at = latest + timedelta(microseconds=1)
+    if latest is not None and finished_at <= latest:
+        finished_at = latest + timedelta(microseconds=1)
     after = ratings.rate_match(
         [rating.state for rating in table],
-        [ratings.RatedSeat(rank=seat.rank, version=seat.bot_version.number) for seat in seats],
+        [
+            ratings.RatedSeat(rank=rank, version=seat.bot_version.number)
+            for seat, rank in zip(seats, ranks, strict=True)
+        ],
     )
     RatingChange.objects.bulk_create(
         RatingChange(match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance)
@@ -106,9 +111,10 @@ def _apply_ratings(match: Match, seats: list[Seat]) -> None:
     now = timezone.now()
     for rating, state in zip(table, after, strict=True):
         rating.set_state(state)
-        rating.last_match_at, rating.updated = match.finished_at, now
+        rating.last_match_at, rating.updated = finished_at, now
     fields = [*Rating.STATE_FIELDS, "last_match_at", "updated"]
     update_rows(Rating, fields, [[rating.pk, *(getattr(rating, f) for f in fields)] for rating in table])
+    return finished_at
 
 
 def _pause_if_faulty(bot_id: int) -> None:

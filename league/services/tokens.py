@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 
 from league.models import ApiToken
 from league.services.errors import ErrorCode, ServiceError
@@ -15,7 +15,7 @@ def hash_token(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def do_create_token(user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+def do_create_token(user: User, name: str) -> tuple[ApiToken, str]:
     """A new token and its key; the key is not stored and cannot be shown again."""
     name = name.strip()
     if not name:
@@ -26,6 +26,6 @@ def do_create_token(user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
 
 
 def do_revoke_token(user: AbstractBaseUser, token_id: int) -> None:
-    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    deleted, _ = ApiToken.objects.filter(user_id=user.pk, pk=token_id).delete()
     if not deleted:
         raise ServiceError("no such token", code=ErrorCode.NOT_FOUND, status=404)

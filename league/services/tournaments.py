@@ -98,7 +98,7 @@ def do_create_tournament(
             settings=checked.to_json(),
             rated=bool(rated),
             seed=secrets.randbits(63),  # a secret: every game seed is derived from it one way (tf.match_seed)
-            created_by=user if user is not None and user.is_authenticated else None,
+            created_by_id=user.pk if user is not None and user.is_authenticated else None,
         )
         Entry.objects.bulk_create(Entry(tournament=tournament, bot=bot) for bot in entrants)
     return tournament
@@ -246,7 +246,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
 
 
 def _pin_versions(entries: list[Entry]) -> None:
-    newest = {}
+    newest: dict[int, BotVersion] = {}
     for version in BotVersion.objects.filter(
         bot_id__in=[entry.bot_id for entry in entries], status=BotVersion.Status.READY
     ).order_by("bot_id", "-number"):
@@ -295,7 +295,7 @@ def do_pause_tournament(tournament: Tournament | int) -> Tournament:
         locked = _lock(tournament)
         if locked.status != Tournament.Status.RUNNING:
             raise ServiceError(
-                f"only a running tournament can be paused; this one is {locked.status}", "not_running", 409
+                f"only a running tournament can be paused; this one is {locked.status}", ErrorCode.NOT_RUNNING, 409
             )
         if locked.paused:
             raise ServiceError("the tournament is already paused", code=ErrorCode.ALREADY_PAUSED, status=409)
@@ -475,14 +475,13 @@ def _create_matches(context: TournamentRecords, round_: Round, games: list[tuple
 
 def _series(context: TournamentRecords, round_: Round, index: int, matches: list[Match]) -> tf.Series:
     table = round_.plan["tables"][index]
-    points: Counter[int] = Counter()
+    points: dict[int, float] = {}
     played = 0.0
     for match in matches:
         if match.status != Match.Status.FINISHED:
             continue
-        ranks = {context.entry_of(seat): seat.rank for seat in match.seats.all()}
-        for entry, value in tf.game_points(len(table["entries"]), ranks).items():
-            points[entry] += value * context.weight(match)
+        for entry, value in tf.game_points(len(table["entries"]), context.ranks(match)).items():
+            points[entry] = points.get(entry, 0) + value * context.weight(match)
         played += context.weight(match)
     forfeited = context.forfeited()
     return tf.Series(

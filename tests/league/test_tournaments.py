@@ -1,5 +1,5 @@
-"""Tournament services (league/tournaments.py): set-up and its refusals, each format end to end for two-player and
-four-player tables (results recorded through the services as a worker records them), forfeits, failures, pausing,
+"""Tournament services (league/services/tournaments.py): set-up and its refusals, each format end to end for two-player
+and four-player tables (results recorded through the services as a worker records them), forfeits, failures, pausing,
 cancelling, and whether the games change ladder Elo."""
 
 from __future__ import annotations
