@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -62,7 +62,7 @@ RECORD_TRIES = 4
 # (with back-off); after that the row's own state (queued, or a lease that runs out) lets the sweeper take over.
 TASK_RETRIES = 8
 T = TypeVar("T")
-AnyTask = Task[Any, Any]  # (bound tasks: ``self`` is the task)
+AnyTask: TypeAlias = "Task[Any, Any]"  # a bound task's ``self`` (celery's Task is generic only to type checkers)
 
 
 def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> BotSeat:
