@@ -82,10 +82,13 @@ def site(repeats: int, results: str | None) -> list[list[Any]]:
     infra.setup_django(DB_NAME, migrate=False)
     from django.db import connection, transaction
 
-    from bots.runner import Seat as RunnerSeat
-    from bots.runner import run_match
-    from league import services, views
+    from bots.runner import BotSeat, play_match
+    from league import views
     from league.models import Bot, BotVersion, Match
+    from league.services import outbox
+    from league.services.bots import do_register_builtin_bots
+    from league.services.matches import do_claim_match, do_create_match
+    from league.services.recording import do_record_match_result
 
     rows = []
     bot = Bot.objects.filter(game="love_letter").order_by("id")[5]
@@ -118,20 +121,20 @@ def site(repeats: int, results: str | None) -> list[list[Any]]:
     record(results, "fixes", f"COUNT(*) over {count:,} matches per match-list page", round(counted, 1), "ms")
 
     # Recording: create + claim + record a finished built-in match, durable commits vs asynchronous ones.
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     versions = list(BotVersion.objects.filter(bot__game="love_letter", builtin__in=["random", "heuristic"]))[:2]
-    result = run_match("love_letter", [RunnerSeat("a", builtin="random"), RunnerSeat("b", builtin="random")], 1)
+    result = play_match("love_letter", [BotSeat("a", builtin="random"), BotSeat("b", builtin="random")], 1)
 
     def one_match(synchronous: bool) -> None:
         setting = "on" if synchronous else "off"
         with connection.cursor() as cursor:
             cursor.execute(f"SET synchronous_commit TO {setting}")
-        match = services.do_create_match("love_letter", versions, seed=1)
-        services.do_claim_match(match.pk)
-        services.do_record_match_result(match.pk, result.to_json())
+        match = do_create_match("love_letter", versions, seed=1)
+        do_claim_match(match.pk)
+        do_record_match_result(match.pk, result)
 
     created_before = Match.objects.order_by("-id").values_list("id", flat=True).first()
-    with mock.patch.object(services, "current_app"):  # nothing is sent to a queue
+    with mock.patch.object(outbox, "current_app"):  # nothing is sent to a queue
         durable, asynchronous = [], []
         for _ in range(repeats):
             durable.append(_timed(lambda: one_match(True), 5))

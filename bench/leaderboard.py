@@ -110,6 +110,7 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
     from django.contrib.auth.models import User
     from django.utils import timezone
 
+    from bots.results import FaultCause
     from league import ratings
     from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
 
@@ -125,7 +126,7 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
     states = [ratings.BotRating() for _ in league]
     last = [None] * bots
     scale = 400 / math.log(10)
-    faults = list(Seat.Fault.values)
+    faults = [cause.value for cause in FaultCause]
     end = timezone.now() - timedelta(hours=3)  # outside the ladder's games-per-hour window
     step = timedelta(days=30) / matches
     for start in range(0, matches, BATCH):
@@ -153,7 +154,7 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
             faulted = [rng.random() < 0.05 for _ in table_]
             keys = [(not f, p) for f, p in zip(faulted, performance, strict=True)]
             ranks = [1 + sum(1 for other in keys if other > key) for key in keys]
-            after = ratings.rate_match([states[b] for b in table_], [ratings.SeatResult(r, 1) for r in ranks])
+            after = ratings.rate_match([states[b] for b in table_], [ratings.RatedSeat(r, 1) for r in ranks])
             for number, (b, rank, bad, state) in enumerate(zip(table_, ranks, faulted, after, strict=True)):
                 seats.append(
                     Seat(
@@ -206,7 +207,7 @@ def measure(args: argparse.Namespace, busiest: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from league import services
+    from league.services.ladder import do_schedule_ladder
 
     client = Client()
     endpoints = [
@@ -239,7 +240,7 @@ def measure(args: argparse.Namespace, busiest: int) -> None:
     for n in range(max(3, args.samples // 4)):
         with transaction.atomic(), CaptureQueriesContext(connection) as queries:
             began = time.perf_counter()
-            scheduled = services.do_schedule_ladder(random.Random(n), games=[GAME])
+            scheduled = do_schedule_ladder(random.Random(n), games=[GAME])
             times.append((time.perf_counter() - began) * 1000)
             count = len(queries.captured_queries)
             transaction.set_rollback(True)

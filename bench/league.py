@@ -6,7 +6,7 @@ A throwaway PostgreSQL database (``parlour_bench``, created, migrated and droppe
 number of worker processes (``celery -A parlour.celery worker --concurrency N``: N prefork children, as deployed),
 and for each game:
 
-- ``runner``: ``bots.runner.run_match`` in a loop, in N processes, on the same tables and seeds: no queue, no
+- ``runner``: ``bots.runner.play_match`` in a loop, in N processes, on the same tables and seeds: no queue, no
   database — the floor;
 - ``celery``: the same matches created through ``league.services.do_create_match`` (ladder matches: rated), run by
   the worker, timed from the first creation until the last one is finished in the database (claim, unpack, run,
@@ -59,13 +59,13 @@ def _make_bots(game_id: str, kind: str) -> list[Any]:
     from django.utils import timezone
 
     from games.registry import builtin_players, get_game
-    from league import services
     from league.models import Bot, BotVersion, Rating
+    from league.services.bots import SYSTEM_USERNAME, do_create_bot, do_record_validation
 
     game = get_game(game_id)
     versions = []
     if kind == "builtin":
-        owner, _ = User.objects.get_or_create(username=services.SYSTEM_USERNAME, defaults={"is_active": False})
+        owner, _ = User.objects.get_or_create(username=SYSTEM_USERNAME, defaults={"is_active": False})
         names = sorted(builtin_players(game_id))
         for i in range(game.max_players):
             name = names[i % len(names)]
@@ -93,9 +93,9 @@ def _make_bots(game_id: str, kind: str) -> list[Any]:
     for i in range(game.max_players):
         bot = Bot.objects.filter(owner=owner, game=game_id, name=f"example-{i}").first()
         if bot is None:
-            bot = services.do_create_bot(owner, game_id, f"example-{i}", code, "main.py")
+            bot = do_create_bot(owner, game_id, f"example-{i}", code, "main.py")
             version = bot.versions.get()
-            services.do_record_validation(version.pk, True, "bench: taken as valid", "")
+            do_record_validation(version.pk, True, "bench: taken as valid", "")
         versions.append(bot.versions.get())
     return versions
 
@@ -105,14 +105,14 @@ _POOL_SEATS: dict[str, Any] = {}
 
 
 def _run_one(job: tuple[str, list[tuple[str, str | None, str | None]], int]) -> float:
-    from bots.runner import Seat, run_match
+    from bots.runner import BotSeat, play_match
 
     game_id, seats, seed = job
     runner_seats = [
-        Seat(label, builtin=builtin, code_dir=Path(code) if code else None) for label, builtin, code in seats
+        BotSeat(label, builtin=builtin, code_dir=Path(code) if code else None) for label, builtin, code in seats
     ]
     began = time.perf_counter()
-    result = run_match(game_id, runner_seats, seed, sandbox="bwrap")
+    result = play_match(game_id, runner_seats, seed, sandbox="bwrap")
     if any(seat.fault for seat in result.seats):
         raise RuntimeError(f"{game_id} seed {seed}: a fault: {[seat.fault for seat in result.seats]}")
     return time.perf_counter() - began
@@ -137,15 +137,13 @@ def through_celery(
 ) -> dict[str, float]:
     from celery import current_app
 
-    from league import services
     from league.models import Match
+    from league.services.matches import do_create_match
+    from league.services.outbox import RUN_MATCH_TASK
 
     current_app.conf.task_default_queue = queue  # the worker of the tree being measured (send_task reads it each time)
     began = time.perf_counter()
-    ids = [
-        services.do_create_match(game_id, versions[:size], seed=seed).pk
-        for size, seed in zip(sizes, seeds, strict=True)
-    ]
+    ids = [do_create_match(game_id, versions[:size], seed=seed).pk for size, seed in zip(sizes, seeds, strict=True)]
     created = time.perf_counter() - began
     pending = Match.objects.filter(pk__in=ids).exclude(status__in=[Match.Status.FINISHED, Match.Status.FAILED])
     deadline = time.monotonic() + 600
@@ -161,7 +159,7 @@ def through_celery(
             # a queued match whose message is gone stays queued for ever). Send them again (claims are idempotent).
             lost = list(Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).values_list("pk", flat=True))
             for match_id in lost:
-                current_app.send_task(services.RUN_MATCH_TASK, args=[match_id], queue=queue)
+                current_app.send_task(RUN_MATCH_TASK, args=[match_id], queue=queue)
             resent += len(lost)
             since = now
         time.sleep(0.02)
@@ -252,9 +250,9 @@ def main() -> None:
     infra.flush_redis()
     from django.db import connections
 
-    from league import services
+    from league.services.bots import do_register_builtin_bots
 
-    services.do_register_builtin_bots(args.games)
+    do_register_builtin_bots(args.games)
     bots = {(game_id, kind): _make_bots(game_id, kind) for game_id in args.games for kind in args.kinds}
     infra.flush_redis()  # the example bots' validation tasks: they are valid already
     rows = []

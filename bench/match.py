@@ -6,10 +6,10 @@ The bots are games/love_letter/example/main.py twice. Every mode plays the same 
 
 - ``in-process``: the same bot code imported into this process (each copy with its own ``random`` seeded as the
   bot seeds it) and played by ``games.simulate.play``: the same moves, no processes, no protocol;
-- ``runner, built-ins``: ``bots.runner.run_match`` with two built-in players (heuristic): the runner's own cost
+- ``runner, built-ins``: ``bots.runner.play_match`` with two built-in players (heuristic): the runner's own cost
   (time control, replay) without processes;
-- ``none``: ``run_match`` with the two bot programs as plain child processes (the ``none`` backend);
-- ``bwrap``: ``run_match`` in the real sandbox (what the workers run);
+- ``none``: ``play_match`` with the two bot programs as plain child processes (the ``none`` backend);
+- ``bwrap``: ``play_match`` in the real sandbox (what the workers run);
 - ``bwrap, prepared ahead``: ``prepare_match``, 100 ms of something else (as a worker recording the previous match),
   then ``play``, timed alone: the latency a match keeps when its start-up overlaps other work (not its CPU).
 
@@ -40,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine, median, quantile, record, table
-from bots.runner import Seat, prepare_match, run_match
+from bots.runner import BotSeat, play_match, prepare_match
 from bots.runner.match import Match
 from games.base import Player
 from games.registry import example_dir
@@ -90,12 +90,12 @@ def in_process(seed: int) -> dict[str, Any]:
 
 
 def runner(seed: int, sandbox: str | None, prepared: bool = False) -> dict[str, Any]:
-    """One match through ``run_match``; ``prepared``: through ``prepare_match``, timing only ``play`` (the bots were
+    """One match through ``play_match``; ``prepared``: through ``prepare_match``, timing only ``play`` (the bots were
     started ``PREPARED_AHEAD_S`` before, as a worker would while recording the previous match)."""
     if sandbox is None:
-        seats = [Seat("a", builtin="heuristic"), Seat("b", builtin="heuristic")]
+        seats = [BotSeat("a", builtin="heuristic"), BotSeat("b", builtin="heuristic")]
     else:
-        seats = [Seat("a", code_dir=BOT_DIR), Seat("b", code_dir=BOT_DIR)]
+        seats = [BotSeat("a", code_dir=BOT_DIR), BotSeat("b", code_dir=BOT_DIR)]
     PHASES.clear()
     if prepared:
         match = prepare_match(GAME, seats, seed, sandbox=sandbox or "none")
@@ -105,7 +105,7 @@ def runner(seed: int, sandbox: str | None, prepared: bool = False) -> dict[str, 
         result = match.play()
     else:
         began = time.perf_counter()
-        result = run_match(GAME, seats, seed, sandbox=sandbox or "none")
+        result = play_match(GAME, seats, seed, sandbox=sandbox or "none")
     wall = (time.perf_counter() - began) * 1000
     faults = [seat.fault for seat in result.seats if seat.fault]
     if faults:
@@ -304,7 +304,7 @@ def main() -> None:
     print(table(phase_rows, ["mode", "wall", "start-up", "game", "end", "teardown waited for"]))
     print(
         "(start-up: spawning every bot and waiting for its ready; game: moves and engine; end: the end message and"
-        " the kills, with any grace period; teardown waited for: what run_match still does before it returns)"
+        " the kills, with any grace period; teardown waited for: what play_match still does before it returns)"
     )
 
 

@@ -13,8 +13,8 @@ At every size: each endpoint's SQL query count and its in-process time (Django t
 (2 sync workers, loopback only) under wrk for ``--seconds`` per endpoint at 1 connection (the service time) and 4
 connections (the throughput of the two workers; wrk shares the two cores with them).
 
-Also, on the largest league: matchmaking time vs the number of bots, ``league.services.do_schedule_ladder`` with 1%,
-10% and 100% of the bots on the ladder, and the pure ``league.pairing.plan_tables`` at 100 to 10,000 candidates.
+Also, on the largest league: matchmaking time vs the number of bots, ``league.services.ladder.do_schedule_ladder`` with
+1%, 10% and 100% of the bots on the ladder, and the pure ``league.pairing.plan_tables`` at 100 to 10,000 candidates.
 """
 
 from __future__ import annotations
@@ -103,14 +103,14 @@ def _insert_select(cursor: Any, model: Any, exprs: dict[str, str], source: str) 
 
 def _sample_replays(cursor: Any) -> None:
     """One real replay per game and table size (built-in random players), packed as the league stores it."""
-    from bots.runner import Seat, run_match
+    from bots.runner import BotSeat, play_match
     from league.models import Match
 
     cursor.execute("CREATE TABLE bench_replay (game text, players int, data bytea, PRIMARY KEY (game, players))")
     for _index, game_id, low, high, _version in _games():
         for players in range(low, high + 1):
-            seats = [Seat(f"bot{n}", builtin="random") for n in range(players)]
-            replay = run_match(game_id, seats, seed=players).replay
+            seats = [BotSeat(f"bot{n}", builtin="random") for n in range(players)]
+            replay = play_match(game_id, seats, seed=players).replay
             cursor.execute(
                 "INSERT INTO bench_replay VALUES (%s, %s, %s)", [game_id, players, Match.pack_replay(replay)]
             )
@@ -524,8 +524,9 @@ def matchmaking(results: str | None) -> list[list[Any]]:
     """do_schedule_ladder with a share of the bots on the ladder, and plan_tables alone at growing sizes."""
     from django.db import connection
 
-    from league import pairing, services
+    from league import pairing
     from league.models import Bot, Match
+    from league.services.ladder import do_schedule_ladder
 
     rows = []
     for share in (0.01, 0.1, 1.0):
@@ -536,7 +537,7 @@ def matchmaking(results: str | None) -> list[list[Any]]:
         times, created = [], 0
         for _ in range(3):
             began = time.perf_counter()
-            made = services.do_schedule_ladder(random.Random(1))
+            made = do_schedule_ladder(random.Random(1))
             times.append((time.perf_counter() - began) * 1000)
             created = len(made)
             # Leave the queue empty for the next pass (these matches are never run).

@@ -155,17 +155,17 @@ def _setup_league(database_url: str, redis_url: str) -> None:
     from django.core.management import call_command
 
     from games.registry import GAMES, example_dir
-    from league import services
+    from league.services.bots import do_create_bot, do_register_builtin_bots
 
     call_command("migrate", verbosity=0, interactive=False)
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     owner = User.objects.create_user("soak")
     for game_id in GAMES:
         example = example_dir(game_id) / "main.py"
         if example.exists():
-            services.do_create_bot(owner, game_id, "example", example.read_bytes(), "main.py")
+            do_create_bot(owner, game_id, "example", example.read_bytes(), "main.py")
     for n in range(SLOW_BOTS):
-        services.do_create_bot(owner, "love_letter", f"slow{n}", SLOW_BOT, "main.py")
+        do_create_bot(owner, "love_letter", f"slow{n}", SLOW_BOT, "main.py")
 
 
 def _terminate_connections() -> int:

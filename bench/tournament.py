@@ -5,12 +5,12 @@
 
 A throwaway PostgreSQL database (``parlour_bench_tournament``, created, migrated and dropped) and Redis
 (``BENCH_REDIS_URL``, database 14 by default; see bench/infra.py). The entrants are built-in players (``random`` and
-``heuristic`` in turn, each its own bot, made by ``league.services.do_create_house_bot`` like the house bots).
+``heuristic`` in turn, each its own bot, made by ``league.services.bots.do_create_house_bot`` like the house bots).
 
-- ``inline``: the tournament played in this process — claim, ``bots.runner.run_match``, record the result, advance
+- ``inline``: the tournament played in this process — claim, ``bots.runner.play_match``, record the result, advance
   the tournament — one game at a time, no queue: the floor (the engine, the runner and the league's writes).
-- ``celery``: the same tournament started through ``league.tournaments.do_start_tournament`` and played by a real
-  Celery worker with N prefork children: each recorded result enqueues ``parlour.advance_tournament``, which opens
+- ``celery``: the same tournament started through ``league.services.tournaments.do_start_tournament`` and played by a
+  real Celery worker with N prefork children: each recorded result enqueues ``parlour.advance_tournament``, which opens
   the next round. Timed from the start until the tournament is ``finished`` in the database.
 
 Prints rounds, games, wall time, games per second and the median time from a round's start to its end.
@@ -35,20 +35,20 @@ DB_NAME = "parlour_bench_tournament"
 
 
 def make_entrants(game_id: str, count: int) -> list[Any]:
-    from league import services
+    from league.services.bots import do_create_house_bot
 
     players = ["random", "heuristic"]
     return [
-        services.do_create_house_bot(game_id, f"bench-{players[index % 2]}-{index}", players[index % 2])[0]
+        do_create_house_bot(game_id, f"bench-{players[index % 2]}-{index}", players[index % 2])[0]
         for index in range(count)
     ]
 
 
 def create(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, label: str) -> Any:
-    from league import tournaments
+    from league.services.tournaments import do_create_tournament
 
     settings = {"games_per_pairing": games, "table_size": table_size}
-    return tournaments.do_create_tournament(None, game_id, f"bench {label}", fmt, settings, bots)
+    return do_create_tournament(None, game_id, f"bench {label}", fmt, settings, bots)
 
 
 def summary(tournament: Any, seconds: float) -> dict[str, Any]:
@@ -68,47 +68,49 @@ def summary(tournament: Any, seconds: float) -> dict[str, Any]:
 
 
 def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int) -> dict[str, Any]:
-    from bots.runner import Seat as RunnerSeat
-    from bots.runner import run_match
-    from league import services, tournaments
+    from bots.runner import BotSeat, play_match
     from league.models import Match, Tournament
+    from league.services import outbox
+    from league.services.matches import do_claim_match
+    from league.services.recording import do_record_match_result
+    from league.services.tournaments import do_advance_tournament, do_start_tournament
 
-    enqueue = services._enqueue
-    services._enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker
+    enqueue = outbox.enqueue
+    outbox.enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker
     try:
         tournament = create(game_id, fmt, bots, games, table_size, "inline")
         began = time.perf_counter()
-        tournaments.do_start_tournament(tournament)
+        do_start_tournament(tournament)
         while True:
             queued = list(Match.objects.filter(round__tournament=tournament, status=Match.Status.QUEUED).order_by("id"))
             if not queued:
                 break
             for match in queued:
-                claimed = services.do_claim_match(match.pk)
-                seats = list(claimed.seats.select_related("bot_version__bot__owner").order_by("number"))
-                runner_seats = [RunnerSeat(label=s.bot_version.label, builtin=s.bot_version.builtin) for s in seats]
-                result = run_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
-                services.do_record_match_result(match.pk, result.to_json())
-                tournaments.do_advance_tournament(tournament.pk)
+                claimed = do_claim_match(match.pk)
+                assert claimed is not None
+                runner_seats = [BotSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
+                result = play_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
+                do_record_match_result(match.pk, result)
+                do_advance_tournament(tournament.pk)
         seconds = time.perf_counter() - began
         tournament.refresh_from_db()
         assert tournament.status == Tournament.Status.FINISHED, tournament.status
         return summary(tournament, seconds)
     finally:
-        services._enqueue = enqueue  # type: ignore[assignment]
+        outbox.enqueue = enqueue  # type: ignore[assignment]
 
 
 def run_celery(
     game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, concurrency: int, log_dir: Path
 ) -> dict[str, Any]:
-    from league import tournaments
     from league.models import Tournament
+    from league.services.tournaments import do_start_tournament
 
     infra.flush_redis()
     with infra.worker(DB_NAME, concurrency, log_dir):
         tournament = create(game_id, fmt, bots, games, table_size, f"celery x{concurrency}")
         began = time.perf_counter()
-        tournaments.do_start_tournament(tournament)
+        do_start_tournament(tournament)
         deadline = time.monotonic() + 1800
         while Tournament.objects.get(pk=tournament.pk).status != Tournament.Status.FINISHED:
             if time.monotonic() > deadline:

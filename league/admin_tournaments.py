@@ -1,5 +1,6 @@
 """Tournaments in the Django admin: create and edit drafts, then start, pause, resume or cancel them with actions
-that ask for confirmation first. Every write goes through league.tournaments (registered from league/admin.py)."""
+that ask for confirmation first. Every write goes through league.services.tournaments (registered from
+league/admin.py)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,19 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django_stubs_ext import WithAnnotations
 
-from league import tournaments, visibility
+from league import visibility
 from league.forms import BoundedModelMultipleChoiceField
 from league.models import Bot, Entry, Round, Tournament
-from league.services import ServiceError
+from league.services.errors import ServiceError
+from league.services.tournaments import (
+    check_settings,
+    do_cancel_tournament,
+    do_create_tournament,
+    do_pause_tournament,
+    do_resume_tournament,
+    do_start_tournament,
+    do_update_tournament,
+)
 
 # The settings the form offers; an empty field means the format's default (league.tournament_formats.Settings).
 SETTING_FIELDS = [
@@ -108,7 +118,7 @@ class TournamentForm(forms.ModelForm[Tournament]):
         if self.errors or not game or not data.get("format"):
             return data
         try:
-            tournaments.check_settings(game, data["format"], self.settings_json())
+            check_settings(game, data["format"], self.settings_json())
             if wrong := [bot for bot in data.get("bots", []) if bot.game != game]:
                 names = ", ".join(f"{bot} ({bot.game})" for bot in wrong)
                 raise ServiceError(f"these bots play another game than {game}: {names}")
@@ -181,21 +191,21 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
         _confirmed(
             "start_tournaments",
             "start",
-            tournaments.do_start_tournament,
+            do_start_tournament,
             "Each entrant's newest ready version is pinned, entrants are seeded by Elo, and round 1's games are "
             "queued. Settings and entrants cannot change afterwards.",
         ),
         _confirmed(
             "pause_tournaments",
             "pause",
-            tournaments.do_pause_tournament,
+            do_pause_tournament,
             "No new games start until resumed; games already queued still play.",
         ),
-        _confirmed("resume_tournaments", "resume", tournaments.do_resume_tournament, "Rounds advance again."),
+        _confirmed("resume_tournaments", "resume", do_resume_tournament, "Rounds advance again."),
         _confirmed(
             "cancel_tournaments",
             "cancel",
-            tournaments.do_cancel_tournament,
+            do_cancel_tournament,
             "Queued games are withdrawn and nothing more is scheduled; games already played stay on record. "
             "This cannot be undone.",
         ),
@@ -245,11 +255,11 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
         data = form.cleaned_data
         try:
             if change:
-                tournaments.do_update_tournament(
+                do_update_tournament(
                     obj.pk, data["name"], data["format"], form.settings_json(), data["rated"], data["bots"]
                 )
             else:
-                created = tournaments.do_create_tournament(
+                created = do_create_tournament(
                     visibility.signed_in(request.user),
                     data["game"],
                     data["name"],

@@ -83,7 +83,7 @@ class SignupForm(UserCreationForm[User]):
 
 class ChallengeForm(forms.Form):
     """What the challenge page posts. Only the shapes are checked here; the league's rules (table sizes, games per
-    challenge, the hourly budget) are league.challenges'."""
+    challenge, the hourly budget) are league.services.challenges'."""
 
     kind = forms.ChoiceField(choices=Challenge.Kind.choices, required=False)
     games = forms.IntegerField(required=False)

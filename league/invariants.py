@@ -3,10 +3,10 @@
 ``manage.py check_league`` runs these checks, and the reliability tests run them after every injected fault:
 
 ``rating_changes``
-    A finished match that changes ratings (``services.changes_ratings``: ladder and rated tournament games, every bot
+    A finished match that changes ratings (``changes_ratings``: ladder and rated tournament games, every bot
     distinct) has exactly one set of rating changes: one per seat. Every other match has none.
 ``ratings``
-    Every rating equals its history: ``services.do_recompute_ratings`` (the ``recompute_ratings`` command) replays
+    Every rating equals its history: ``do_recompute_ratings`` (the ``recompute_ratings`` command) replays
     the rated matches in finish order through ``ratings.rate_match`` and compares every ``Rating`` and
     ``RatingChange`` exactly, so each rating is its first value plus the sum of its changes, none lost or doubled.
 ``elo_sum``
@@ -24,18 +24,20 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models import Count, F, Model, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from games.registry import GAMES
-from league import ratings, services
+from league import ratings
 from league.models import Match, RatingChange, Seat
+from league.services.recompute import do_recompute_ratings
+from league.services.recording import rated_matches
 
 RULES = ("rating_changes", "ratings", "elo_sum", "claims", "queue")
 # Σ Δ/K of a correct match is zero up to floating-point rounding (about 1e-15 of the Elo values).
@@ -67,21 +69,22 @@ def check_league(games: Iterable[str] | None = None, grace_seconds: float | None
     grace = timedelta(seconds=2 * settings.MATCH_SWEEP_SECONDS if grace_seconds is None else grace_seconds)
     now = timezone.now()
     report = Report(checked={}, violations=[])
-    for rule, check in [
+    checks: list[tuple[str, Callable[[], tuple[int, list[str]]]]] = [
         ("rating_changes", lambda: _rating_changes(games)),
         ("ratings", lambda: _ratings(games)),
         ("elo_sum", lambda: _elo_sums(games)),
         ("claims", lambda: _claims(games, now, grace)),
         ("queue", lambda: _queue(games, now, grace)),
-    ]:
+    ]
+    for rule, check in checks:
         checked, messages = check()
         report.checked[rule] = checked
         report.violations += [Violation(rule, message) for message in messages]
     return report
 
 
-def _count(model: type, field: str, distinct: str | None = None) -> Subquery:
-    rows = model.objects.filter(**{field: OuterRef("pk")}).values(field)
+def _count(model: type[Model], field: str, distinct: str | None = None) -> Coalesce:
+    rows = model._default_manager.filter(**{field: OuterRef("pk")}).values(field)
     counted = rows.annotate(n=Count(distinct, distinct=True) if distinct else Count("pk")).values("n")
     return Coalesce(Subquery(counted), 0)
 
@@ -89,7 +92,7 @@ def _count(model: type, field: str, distinct: str | None = None) -> Subquery:
 def _rating_changes(games: list[str]) -> tuple[int, list[str]]:
     matches = Match.objects.filter(game__in=games)
     rated = (
-        matches.filter(services.rated_matches(), status=Match.Status.FINISHED)
+        matches.filter(rated_matches(), status=Match.Status.FINISHED)
         .annotate(n_seats=_count(Seat, "match"), n_bots=_count(Seat, "match", "bot_version__bot"))
         .filter(n_bots=F("n_seats"))  # every bot distinct
     )
@@ -111,7 +114,7 @@ def _rating_changes(games: list[str]) -> tuple[int, list[str]]:
 
 
 def _ratings(games: list[str]) -> tuple[int, list[str]]:
-    reports = services.do_recompute_ratings(games, repair=False)
+    reports = do_recompute_ratings(games, repair=False)
     messages = [f"{report.game}: {difference}" for report in reports for difference in report.differences]
     return sum(report.bots for report in reports), messages
 
@@ -123,7 +126,7 @@ def _elo_sums(games: list[str]) -> tuple[int, list[str]]:
     messages: list[str] = []
     checked = 0
     for game_id in games:
-        rated = Match.objects.filter(services.rated_matches(), game=game_id, status=Match.Status.FINISHED)
+        rated = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED)
         change = RatingChange.objects.filter(match=OuterRef("match_id"), bot=OuterRef("bot_version__bot_id"))
         seats = (
             Seat.objects.filter(match__in=rated)
@@ -158,9 +161,11 @@ def _conserved(game_id: str, table: list[Row], state: dict[int, tuple[int, int]]
             version, games_since = number, 0
         ks.append(ratings.k_factor(games_since))
         state[bot] = (version, games_since + 1)
-    if any(before is None or after is None for *_rest, before, after in table):
+    pairs = [(before, after) for *_rest, before, after in table]
+    known = [(before, after) for before, after in pairs if before is not None and after is not None]
+    if len(known) != len(pairs):
         return None
-    deltas = [after - before for *_rest, before, after in table]
+    deltas = [after - before for before, after in known]
     weighted = math.fsum(delta / k for delta, k in zip(deltas, ks, strict=True))
     if abs(weighted) <= ELO_SUM_TOLERANCE:
         return ""

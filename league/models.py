@@ -12,6 +12,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from bots.results import FaultCause
 from games.registry import GAMES
 from league import ratings
 
@@ -84,7 +85,7 @@ class BotVersion(models.Model):
     validation_stderr = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     validated = models.DateTimeField(null=True, blank=True)
-    # The validation's claim, like a match's (services.do_claim_version; docs/operations.md, Reliability).
+    # The validation's claim, like a match's (services.matches.do_claim_version; docs/operations.md, Reliability).
     attempts = models.PositiveSmallIntegerField(default=0, editable=False)
     claim_token = models.CharField(max_length=32, blank=True, editable=False)
     lease_until = models.DateTimeField(null=True, blank=True, editable=False)
@@ -135,8 +136,8 @@ class Match(models.Model):
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
-    # The claim (services.do_claim_match): its worker holds the match while ``lease_until`` is in the future and
-    # renews the lease as it plays; a result is recorded only under the token it claimed with, so a worker that lost
+    # The claim (services.matches.do_claim_match): its worker holds the match while ``lease_until`` is in the future
+    # and renews the lease as it plays; a result is recorded only under the token it claimed with, so a worker that lost
     # its claim (presumed dead, the match re-run elsewhere) cannot overwrite the re-run. docs/operations.md.
     claim_token = models.CharField(max_length=32, blank=True, editable=False)
     claimed_by = models.CharField(max_length=200, blank=True, editable=False, help_text="worker host and process")
@@ -148,11 +149,11 @@ class Match(models.Model):
     wall_ms = models.PositiveIntegerField(null=True, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)
     # When the bots' logs (seats' stderr, the notes on moves) were deleted, LOG_RETENTION_DAYS after the match
-    # (services.do_delete_old_logs); the replay's moves and outcome stay.
+    # (league.retention.do_delete_old_logs); the replay's moves and outcome stay.
     logs_deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
     # The ladder's time control for this match ({"move_ms", "bank_ms"}); empty: the runtime's defaults for the game.
     time_control = models.JSONField(default=dict, blank=True)
-    # Tournament games only (league/tournaments.py). PROTECT: a tournament that has played keeps its history.
+    # Tournament games only (league/services/tournaments.py). PROTECT: a tournament that has played keeps its history.
     round = models.ForeignKey(
         "Round", on_delete=models.PROTECT, null=True, blank=True, related_name="matches", editable=False
     )
@@ -184,31 +185,33 @@ class Match(models.Model):
     def replay(self) -> dict[str, Any] | None:
         if self.replay_data is None:
             return None
-        return json.loads(zlib.decompress(bytes(self.replay_data)))
+        replay: dict[str, Any] = json.loads(zlib.decompress(bytes(self.replay_data)))
+        return replay
 
     @staticmethod
     def pack_replay(replay: dict[str, Any]) -> bytes:
         return zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
 
 
+# A seat's fault: the runner's causes (one enum, bots.results.FaultCause), stored and published by their values.
+FAULT_CHOICES = [(cause.value, cause.label) for cause in FaultCause]
+FAULT_LABELS = dict(FAULT_CHOICES)
+
+
+def fault_label(cause: str) -> str:
+    """A stored fault cause for people ("ran out of time")."""
+    return FAULT_LABELS.get(cause, cause)
+
+
 class Seat(models.Model):
     """One seat of a match: who sat there and how it ended. A fault is kept apart from the rank (its cause)."""
-
-    class Fault(models.TextChoices):
-        STARTUP = "startup", "did not start"
-        TIMEOUT = "timeout", "ran out of time"
-        CRASH = "crash", "crashed"
-        EXIT = "exit", "exited early"
-        MALFORMED = "malformed", "sent malformed output"
-        OVERSIZED = "oversized", "sent too much output"
-        ILLEGAL = "illegal", "played an illegal action"
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField()
     bot_version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
-    fault = models.CharField(max_length=10, choices=Fault.choices, blank=True)
+    fault = models.CharField(max_length=10, choices=FAULT_CHOICES, blank=True)
     fault_detail = models.TextField(blank=True)
     stderr = models.TextField(blank=True, help_text="The bot's log; shown to its owner only.")
     moves = models.PositiveIntegerField(default=0)
@@ -311,7 +314,7 @@ class ApiToken(models.Model):
         return f"{self.user}: {self.name} ({self.prefix}…)"
 
 
-# ----- tournaments (league/tournaments.py runs them; docs/tournaments.md) ------------------------------------
+# ----- tournaments (league/services/tournaments.py runs them; docs/tournaments.md) ------------------------------------
 
 
 class Tournament(models.Model):
@@ -426,7 +429,7 @@ class Round(models.Model):
 
 class Challenge(models.Model):
     """Unrated games an owner asked for: their bot against chosen bots, or a version test (a new version against
-    the previous one). Its games are ``Match`` rows of kind CHALLENGE; see league/challenges.py."""
+    the previous one). Its games are ``Match`` rows of kind CHALLENGE; see league/services/challenges.py."""
 
     class Kind(models.TextChoices):
         CHALLENGE = "challenge", "challenge"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Window
 from django.db.models.functions import Rank
+from django_stubs_ext import WithAnnotations
 
 from league import ratings
-from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat, fault_label
 
 # Leaderboard sort keys: (ORM field, descending unless reversed). Ties go to the higher Elo, then the older bot.
 SORTS: dict[str, tuple[str, bool]] = {
@@ -152,7 +153,6 @@ def head_to_head(bot: Bot) -> list[HeadToHead]:
 
 def fault_counts(bot: Bot) -> list[tuple[str, str, int]]:
     """(cause, its description, count) of ``bot``'s faults in finished matches, most frequent first."""
-    labels = dict(Seat.Fault.choices)
     rows = (
         Seat.objects.filter(bot_version__bot=bot, match__status=Match.Status.FINISHED)
         .exclude(fault="")
@@ -160,10 +160,14 @@ def fault_counts(bot: Bot) -> list[tuple[str, str, int]]:
         .annotate(n=Count("id"))
         .order_by("-n", "fault")
     )
-    return [(cause, labels.get(cause, cause), n) for cause, n in rows]
+    return [(cause, fault_label(cause), n) for cause, n in rows]
 
 
-def versions_with_games(bot: Bot) -> QuerySet[BotVersion]:
+class VersionGames(TypedDict):
+    games: int
+
+
+def versions_with_games(bot: Bot) -> QuerySet[WithAnnotations[BotVersion, VersionGames]]:
     """``bot``'s versions, newest first, each with ``games``: its finished matches."""
     return (
         BotVersion.objects.filter(bot=bot)

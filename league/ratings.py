@@ -130,7 +130,7 @@ class BotRating:
 
 
 @dataclass(frozen=True)
-class SeatResult:
+class RatedSeat:
     """What a match says about one seat: its rank (1 = best; ties share) and the version number of its bot."""
 
     rank: int
@@ -144,7 +144,7 @@ def outcome_kind(rank: int, ranks: Sequence[int]) -> str:
     return "draw" if sum(1 for other in ranks if other == 1) > 1 else "win"
 
 
-def rate_match(before: Sequence[BotRating], seats: Sequence[SeatResult]) -> list[BotRating]:
+def rate_match(before: Sequence[BotRating], seats: Sequence[RatedSeat]) -> list[BotRating]:
     """The ratings of the bots at one table after their match, in seat order. The bots must be distinct."""
     if len(before) != len(seats) or len(seats) < 2:
         raise ValueError("one rating per seat, at least two seats")

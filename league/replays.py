@@ -15,7 +15,7 @@ from django.templatetags.static import static
 from games.frames import ReplayError, frames
 from league import disclosure
 from league.models import Match
-from league.services import ServiceError
+from league.services.errors import ErrorCode, ServiceError
 
 
 def renderer_url(game_id: str) -> str | None:
@@ -42,7 +42,7 @@ def disclosed_replay(match: Match) -> dict[str, Any]:
             message = "this match's deal is still being played in another seating; its replay follows when it ends"
         else:
             message = "this match has no replay yet"
-        raise ServiceError(message, code="not_ready", status=409)
+        raise ServiceError(message, code=ErrorCode.NOT_READY, status=409)
     return replay
 
 
@@ -52,9 +52,9 @@ def match_frames(match: Match, raw_seat: str | None) -> dict[str, Any]:
     try:
         document = frames(replay, seat)
     except ReplayError as error:
-        raise ServiceError(str(error), code=error.code, status=409) from None
+        raise ServiceError(str(error), code=ErrorCode(error.code), status=409) from None
     except ValueError as error:  # a seat that is not at this table
-        raise ServiceError(str(error), code="invalid") from None
+        raise ServiceError(str(error), code=ErrorCode.INVALID) from None
     document["renderer"] = renderer_url(match.game)
     document["match"] = match.pk
     return document

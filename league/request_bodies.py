@@ -25,7 +25,8 @@ from django.utils.html import escape
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from league.models import ApiToken
-from league.services import hash_token
+from league.services.errors import ErrorCode
+from league.services.tokens import hash_token
 
 
 class RequestBodyLimitMiddleware:
@@ -52,18 +53,18 @@ class MemoryOnlyUploadHandler(MemoryFileUploadHandler):
 def _refusal(request: HttpRequest) -> HttpResponse | None:
     meta = request.META
     if meta.get("HTTP_TRANSFER_ENCODING") and not meta.get("CONTENT_LENGTH"):
-        return _error(request, 411, "length_required", "send the request body with a Content-Length header")
+        return _error(request, 411, ErrorCode.LENGTH_REQUIRED, "send the request body with a Content-Length header")
     try:
         length = int(meta.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return _error(request, 400, "invalid", "the Content-Length header is not a number")
+        return _error(request, 400, ErrorCode.INVALID, "the Content-Length header is not a number")
     if length <= settings.ANONYMOUS_BODY_MAX_BYTES:
         return None
     if not _signed_in(request):
         return _error(
             request,
             413,
-            "too_large",
+            ErrorCode.TOO_LARGE,
             f"the request body is {length:,} bytes; without signing in or an API token the limit is "
             f"{settings.ANONYMOUS_BODY_MAX_BYTES:,} bytes",
         )
@@ -71,7 +72,7 @@ def _refusal(request: HttpRequest) -> HttpResponse | None:
         return _error(
             request,
             413,
-            "too_large",
+            ErrorCode.TOO_LARGE,
             f"the request body is {length:,} bytes; the limit is {settings.REQUEST_BODY_MAX_BYTES:,} bytes "
             f"(a bot upload of at most {MAX_UPLOAD_BYTES:,} bytes and its form)",
         )
@@ -92,7 +93,7 @@ def _signed_in(request: HttpRequest) -> bool:
     return False
 
 
-def _error(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
+def _error(request: HttpRequest, status: int, code: ErrorCode, message: str) -> HttpResponse:
     """The API's error shape under /api/, a plain page elsewhere."""
     if request.path.startswith("/api/"):
         response: HttpResponse = JsonResponse({"error": {"code": code, "message": message}}, status=status)

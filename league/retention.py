@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -79,7 +80,7 @@ def _delete_match_logs(before: datetime) -> int:
     return len(ids)
 
 
-def _drop_notes(replay: dict) -> bool:
+def _drop_notes(replay: dict[str, Any]) -> bool:
     """Blank the notes of the replay's moves (the key stays: a note is optional); True if there were any."""
     changed = False
     for move in replay.get("moves") or []:

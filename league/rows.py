@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 
 def update_rows(model: type[Model], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> int:
@@ -23,7 +23,7 @@ def update_rows(model: type[Model], fields: Sequence[str], rows: Sequence[Sequen
     if not rows:
         return 0
     meta = model._meta
-    columns = [meta.pk, *(meta.get_field(name) for name in fields)]
+    columns = [_concrete(meta.pk), *(_concrete(meta.get_field(name)) for name in fields)]
     quote = connection.ops.quote_name
     names = [quote(column.column) for column in columns]
     if connection.vendor == "postgresql":
@@ -43,4 +43,11 @@ def update_rows(model: type[Model], fields: Sequence[str], rows: Sequence[Sequen
         params += [column.get_db_prep_save(value, connection) for column, value in zip(columns, row, strict=True)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount
+        return int(cursor.rowcount)
+
+
+def _concrete(field: object) -> Field[Any, Any]:
+    """A column of the table (not a relation's other side, nor a generic key: those have no column to set)."""
+    if not isinstance(field, Field) or field.column is None:
+        raise ValueError(f"{field} is not a column of the table")
+    return field

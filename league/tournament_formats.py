@@ -1,6 +1,6 @@
 """Tournament formats: who sits at which table in which round, in which seat, and how results become standings.
 
-Pure: no Django and no database. ``league/tournaments.py`` stores, plays and advances what this module plans;
+Pure: no Django and no database. ``league/services/tournaments.py`` stores, plays and advances what this module plans;
 docs/tournaments.md explains the rules to people. Entrants are plain ints (entry ids) given in seed order
 (seed 1 first) wherever order matters.
 
@@ -85,7 +85,7 @@ class Settings:
 
 
 def _int(data: Mapping[str, Any], key: str, default: int | None, low: int, high: int) -> int | None:
-    value = data.get(key, default)
+    value: object = data.get(key, default)
     if value is None and default is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -359,7 +359,7 @@ def _swiss_two(state: SwissState, ranking: list[int]) -> RoundPlan:
     candidates: list[int | None] = [None]
     if len(ranking) % 2:
         # Lowest-ranked first among those with the fewest byes; the next one if the rest cannot be paired cleanly.
-        candidates = sorted(ranking, key=lambda e: (state.byes.get(e, 0), -ranking.index(e)))
+        candidates = [*sorted(ranking, key=lambda e: (state.byes.get(e, 0), -ranking.index(e)))]
     for bye in candidates:
         rest = [entry for entry in ranking if entry != bye]
         pairs = _pair_without_repeats(rest, state)
@@ -659,8 +659,8 @@ def standings(
     entry → (round, points in that round's series); the champion's round is one past the final), then the points
     of that series."""
     rows = {e.id: Standing(entry=e.id, seed=e.seed, forfeited=e.forfeited) for e in entries}
-    for entry, points in (bye_points or {}).items():
-        rows[entry].score += points
+    for entry, bye in (bye_points or {}).items():
+        rows[entry].score += bye
     per_game = []
     for result in played:
         points = game_points(result.size, result.ranks)
@@ -672,26 +672,26 @@ def standings(
             if not result.walkover and result.ranks[entry] == 1 and len(result.ranks) > 1:
                 row.wins += result.weight
     scores = {entry: row.score for entry, row in rows.items()}
-    sb: Counter[int] = Counter()
-    buchholz: Counter[int] = Counter()
+    sb: dict[int, float] = {}
+    buchholz: dict[int, float] = {}
     seen_tables: set[tuple[int, int, int]] = set()
     for result in played:
         for entry, rank in result.ranks.items():
             others = [o for o in result.ranks if o != entry]
             for other in others:
                 versus = 1.0 if result.ranks[other] > rank else 0.5 if result.ranks[other] == rank else 0.0
-                sb[entry] += versus * scores[other] * result.weight / (result.size - 1)
+                sb[entry] = sb.get(entry, 0) + versus * scores[other] * result.weight / (result.size - 1)
             if others and (result.round, result.table, entry) not in seen_tables:
                 seen_tables.add((result.round, result.table, entry))
-                buchholz[entry] += sum(scores[o] for o in others) / len(others)
+                buchholz[entry] = buchholz.get(entry, 0) + sum(scores[o] for o in others) / len(others)
     for entry, row in rows.items():
         if fmt == KNOCKOUT:
             round_reached, series = (reached or {}).get(entry, (0, 0.0))
             row.tiebreaks = {"round_reached": round_reached, "series_points": round(series, 4)}
         else:
-            row.tiebreaks = {"sonneborn_berger": round(sb[entry], 4), "wins": round(row.wins, 4)}
+            row.tiebreaks = {"sonneborn_berger": round(sb.get(entry, 0), 4), "wins": round(row.wins, 4)}
             if fmt == SWISS:
-                row.tiebreaks = {"buchholz": round(buchholz[entry], 4), **row.tiebreaks}
+                row.tiebreaks = {"buchholz": round(buchholz.get(entry, 0), 4), **row.tiebreaks}
         row.score = round(row.score, 6)
     if fmt == KNOCKOUT:
         order = sorted(

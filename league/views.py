@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import cache_headers, caching, disclosure, ratings, services, visibility
+from league import cache_headers, caching, disclosure, ratings, visibility
 from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
@@ -37,6 +37,9 @@ from league.queries import (
     rating_history,
     versions_with_games,
 )
+from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
+from league.services.errors import RateLimited, ServiceError
+from league.services.tokens import do_create_token, do_revoke_token
 
 RECENT = 20
 PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
@@ -224,12 +227,12 @@ def bot_ladder(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot, pk=pk)
     try:
         if request.POST.get("action") == "disable":
-            services.do_disable_bot(bot, visibility.signed_in(request.user))
+            do_disable_bot(bot, visibility.signed_in(request.user))
             messages.success(request, "Taken off the ladder. It keeps its rating; resume it at any time.")
         else:
-            services.do_resume_bot(bot, visibility.signed_in(request.user))
+            do_resume_bot(bot, visibility.signed_in(request.user))
             messages.success(request, "Back on the ladder: it will be scheduled within a few seconds.")
-    except services.ServiceError as error:
+    except ServiceError as error:
         if error.status == 403:
             raise PermissionDenied(error.message) from None
         messages.error(request, error.message)
@@ -344,7 +347,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
 def _upload_bytes(form: BotUploadForm | VersionUploadForm) -> tuple[bytes, str]:
     upload = form.cleaned_data["file"]
     if upload.size > MAX_UPLOAD_BYTES:
-        raise services.ServiceError(f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes")
+        raise ServiceError(f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes")
     return upload.read(MAX_UPLOAD_BYTES + 1), upload.name
 
 
@@ -354,7 +357,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             data, filename = _upload_bytes(form)
-            bot = services.do_create_bot(
+            bot = do_create_bot(
                 visibility.signed_in(request.user),
                 form.cleaned_data["game"],
                 form.cleaned_data["name"],
@@ -362,7 +365,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
                 filename,
                 form.cleaned_data["description"],
             )
-        except services.ServiceError as error:
+        except ServiceError as error:
             if error.code in FAIR_USE_CODES:  # over the user's share: about the user, not a field
                 form.add_error(None, error.message)
                 return _fair_use_refusal(render(request, "league/bot_new.html", {"form": form}), error)
@@ -373,14 +376,14 @@ def bot_new(request: HttpRequest) -> HttpResponse:
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
-# The refusals of services._check_fair_use: too many bots (403) or uploads in the last hour (429).
+# The refusals of _check_fair_use: too many bots (403) or uploads in the last hour (429).
 FAIR_USE_CODES = {"too_many_bots", "rate_limited"}
 
 
-def _fair_use_refusal(response: HttpResponse, error: services.ServiceError) -> HttpResponse:
+def _fair_use_refusal(response: HttpResponse, error: ServiceError) -> HttpResponse:
     """The page that says why, with the refusal's status and, for an hourly limit, when to try again."""
     response.status_code = error.status
-    if isinstance(error, services.RateLimited):
+    if isinstance(error, RateLimited):
         response["Retry-After"] = str(error.retry_after)
     return response
 
@@ -395,11 +398,11 @@ def bot_version_new(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         try:
             data, filename = _upload_bytes(form)
-            version = services.do_add_version(bot, data, filename)
-        except services.RateLimited as error:
+            version = do_add_version(bot, data, filename)
+        except RateLimited as error:
             messages.error(request, f"Upload refused: {error.message}")
             return _fair_use_refusal(bot_page(request, pk), error)  # the bot's page, saying so, with a 429
-        except services.ServiceError as error:
+        except ServiceError as error:
             messages.error(request, f"Upload refused: {error.message}")
         else:
             messages.success(request, f"Version {version.number} uploaded; it is being validated.")
@@ -423,7 +426,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST or None)
     new_key = None
     if request.method == "POST" and form.is_valid():
-        _token, new_key = services.do_create_token(visibility.signed_in(request.user), form.cleaned_data["name"])
+        _token, new_key = do_create_token(visibility.signed_in(request.user), form.cleaned_data["name"])
         form = TokenForm()
     context = {"form": form, "tokens": visibility.tokens(request.user), "new_key": new_key}
     response = render(request, "league/tokens.html", context)
@@ -434,8 +437,8 @@ def tokens(request: HttpRequest) -> HttpResponse:
 @require_POST
 def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     try:
-        services.do_revoke_token(visibility.signed_in(request.user), pk)
-    except services.ServiceError as error:
+        do_revoke_token(visibility.signed_in(request.user), pk)
+    except ServiceError as error:
         messages.error(request, error.message)
     else:
         messages.success(request, "Token revoked.")

@@ -1,5 +1,5 @@
 """Pages for bot authors: "Write your first bot", per-game references and starter kits (generated from the engines
-by ``bots.authoring.starter``), and challenges / version tests (``league.challenges``).
+by ``bots.authoring.starter``), and challenges / version tests (``league.services.challenges``).
 
 The first-bot page is ``league/guides/first-bot.md`` rendered here (docs/ points to it: one copy of the text); the
 reference pages and kits come from a real game played by the engine, so they cannot drift from the code.
@@ -24,9 +24,12 @@ from django.utils.safestring import SafeString, mark_safe
 
 from bots.authoring import starter
 from games.registry import GAMES
-from league import challenges, services, visibility
+from league import visibility
+from league.challenge_queries import challenge_report, challenges_for, games_in_last_hour, previous_version
 from league.forms import ChallengeForm, first_error
 from league.models import Bot, BotVersion, Challenge
+from league.services.challenges import do_create_challenge, do_create_version_test
+from league.services.errors import RateLimited, ServiceError
 
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
@@ -249,7 +252,7 @@ def starter_zip(request: HttpRequest, game: str) -> HttpResponse:
 @login_required
 def challenge_list(request: HttpRequest) -> HttpResponse:
     user = visibility.signed_in(request.user)
-    mine = list(challenges.challenges_for(user).order_by("-created", "-id")[:50])
+    mine = list(challenges_for(user).order_by("-created", "-id")[:50])
     versions = {
         v.pk: v
         for v in BotVersion.objects.select_related("bot__owner").filter(pk__in={pk for c in mine for pk in c.opponents})
@@ -259,7 +262,7 @@ def challenge_list(request: HttpRequest) -> HttpResponse:
     context = {
         "challenges": mine,
         "bots": Bot.objects.filter(owner=user).order_by("game", "name"),
-        "used": challenges.games_in_last_hour(user),
+        "used": games_in_last_hour(user),
         "limit": settings.CHALLENGE_GAMES_PER_HOUR,
     }
     return render(request, "league/authors/challenges.html", context)
@@ -273,7 +276,7 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied("only the bot's owner can start its challenges")
     spec = GAMES[bot.game]
     current = bot.current_version()
-    previous = challenges.previous_version(bot, current) if current else None
+    previous = previous_version(bot, current) if current else None
     opponents = (
         Bot.objects.filter(game=bot.game, versions__status=BotVersion.Status.READY)
         .exclude(pk=bot.pk)
@@ -291,12 +294,12 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
         games = form.cleaned_data["games"] or 0  # left empty: the service says what it must be
         try:
             if form.cleaned_data["kind"] == Challenge.Kind.VERSION_TEST:
-                challenge = challenges.do_create_version_test(request.user, bot.pk, games)
+                challenge = do_create_version_test(request.user, bot.pk, games)
             else:
-                challenge = challenges.do_create_challenge(request.user, bot.pk, form.cleaned_data["opponents"], games)
-        except services.RateLimited as exc:
+                challenge = do_create_challenge(request.user, bot.pk, form.cleaned_data["opponents"], games)
+        except RateLimited as exc:
             error, status, retry_after = exc.message, 429, exc.retry_after
-        except services.ServiceError as exc:
+        except ServiceError as exc:
             error, status = exc.message, (exc.status if exc.status in (400, 403, 404, 409) else 400)
         else:
             messages.success(request, f"{challenge.games} games queued: results appear below as they are played.")
@@ -311,7 +314,7 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
         "error": error,
         "max_games": settings.CHALLENGE_MAX_GAMES,
         "limit": settings.CHALLENGE_GAMES_PER_HOUR,
-        "used": challenges.games_in_last_hour(request.user),
+        "used": games_in_last_hour(request.user),
         "needs_field": spec.min_players > 2,
     }
     response = render(request, "league/authors/challenge_new.html", context, status=status)
@@ -324,7 +327,7 @@ def challenge_page(request: HttpRequest, pk: int) -> HttpResponse:
     challenge = get_object_or_404(
         visibility.challenges(request.user).select_related("owner", "version__bot__owner"), pk=pk
     )
-    result = challenges.report(challenge)
+    result = challenge_report(challenge)
     context = {
         "challenge": challenge,
         "game": GAMES[challenge.game],

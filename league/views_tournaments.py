@@ -13,9 +13,9 @@ from django.shortcuts import get_object_or_404, render
 
 from games.registry import GAMES
 from league import tournament_formats as tf
-from league import tournaments, visibility
+from league import visibility
 from league.models import Entry, Round, Tournament
-from league.tournaments import RoundView
+from league.tournament_queries import RoundView, describe_tournament
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
@@ -47,7 +47,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 def tournament_page(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(visibility.tournaments(request.user), pk=pk)
-    view = tournaments.describe(tournament)
+    view = describe_tournament(tournament)
     rounds, entries = view.rounds, view.entries
     names = tf.TIEBREAKS[tournament.format]
     for entry in entries:

@@ -46,7 +46,7 @@ def bots(user: User) -> QuerySet[Bot]:
 
 def challenges(user: User) -> QuerySet[Challenge]:
     """Any challenge, to anyone who has its address: its games are public matches anyway. Lists show only the
-    user's own (league.challenges.challenges_for); a challenge's seed is never shown."""
+    user's own (league.challenge_queries.challenges_for); a challenge's seed is never shown."""
     return Challenge.objects.all()
 
 

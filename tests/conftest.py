@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from league import services
+from league.services.tokens import do_create_token
 
 EXAMPLE_BOT = b"""import json, sys
 for line in sys.stdin:
@@ -34,7 +34,7 @@ def bob(db) -> User:
 
 @pytest.fixture
 def alice_token(alice: User) -> str:
-    return services.do_create_token(alice, "laptop")[1]
+    return do_create_token(alice, "laptop")[1]
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def alice_api(alice_token: str) -> APIClient:
 @pytest.fixture
 def bob_api(bob: User) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(bob, 'ci')[1]}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {do_create_token(bob, 'ci')[1]}")
     return client
 
 

@@ -257,3 +257,10 @@ def test_the_web_process_has_the_configured_celery_app() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.split() == ["parlour", "True"]
+
+
+def test_the_results_the_league_records_are_plain_data() -> None:
+    # The worker hands the league the runner's typed MatchResult: bots.results must never pull the runner (nor the
+    # sandbox) into the league.
+    assert [m for m in reachable("bots.results") if _in(m, "bots.runner") or _in(m, "bots.sandbox")] == []
+    assert "bots.results" in imports_of("league.services.recording")

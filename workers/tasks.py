@@ -8,12 +8,13 @@ and fails the match at once, with the reason. docs/operations.md (Reliability) t
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -22,14 +23,32 @@ from django.db import DatabaseError, InterfaceError, OperationalError, close_old
 
 from bots.limits import Limits
 from bots.packaging import PackagingError
-from bots.runner import PreparedMatch, prepare_match
-from bots.runner import Seat as RunnerSeat
-from bots.runner import run_match as play_match
+from bots.results import BotSeat, MatchResult
+from bots.runner import PreparedMatch, play_match, prepare_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
-from league import retention, services, tournaments
-from league.models import BotVersion, Match
+from league import retention
+from league.models import BotVersion
 from league.reasons import public_reason
+from league.services.bots import do_record_validation
+from league.services.ladder import do_schedule_ladder
+from league.services.matches import (
+    ClaimedMatch,
+    do_claim_match,
+    do_claim_next_match,
+    do_claim_next_version,
+    do_claim_version,
+    do_fail_match,
+    do_release_match,
+    do_release_version,
+    do_renew_lease,
+    do_renew_version_lease,
+    do_requeue_stale_matches,
+    do_resend_lost_validations,
+    retry_delay,
+)
+from league.services.recording import do_record_match_result
+from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
 from workers import code_cache, faults
 
 log = logging.getLogger(__name__)
@@ -43,20 +62,23 @@ RECORD_TRIES = 4
 # (with back-off); after that the row's own state (queued, or a lease that runs out) lets the sweeper take over.
 TASK_RETRIES = 8
 T = TypeVar("T")
+AnyTask: TypeAlias = "Task[Any, Any]"  # a bound task's ``self`` (celery's Task is generic only to type checkers)
 
 
-def _runner_seat(version: BotVersion) -> RunnerSeat:
-    """The runner's seat for ``version``: its code unpacked once per machine (workers/code_cache.py), read-only."""
-    if version.builtin:
-        return RunnerSeat(label=version.label, builtin=version.builtin)
+def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> BotSeat:
+    """The runner's seat for a version: a built-in player, or its code unpacked once per machine
+    (workers/code_cache.py), read-only. ``archive``: the version's archive, when the caller has it at hand."""
+    if builtin:
+        return BotSeat(label=label, builtin=builtin)
 
-    def archive() -> bytes:
-        # Only on this process's first sight of the version: the seats are loaded without the archives.
-        if "archive" in version.get_deferred_fields():
-            return bytes(BotVersion.objects.values_list("archive", flat=True).get(pk=version.pk))
-        return bytes(version.archive)
+    def load() -> bytes:
+        # Only on this machine's first sight of the version: a claim carries no archives.
+        stored = BotVersion.objects.values_list("archive", flat=True).get(pk=version_id)
+        if stored is None:
+            raise ValueError(f"version {version_id} has no archive")  # (a bug: every uploaded version has one)
+        return bytes(stored)
 
-    return RunnerSeat(label=version.label, code_dir=code_cache.code_dir_for(version.pk, archive))
+    return BotSeat(label=label, code_dir=code_cache.code_dir_for(version_id, archive or load))
 
 
 class Heartbeat:
@@ -99,7 +121,7 @@ class Heartbeat:
             connections.close_all()  # this thread's connections only
 
 
-def _worker(task: Task) -> str:
+def _worker(task: AnyTask) -> str:
     return f"{task.request.hostname or '?'}/{os.getpid()}"
 
 
@@ -111,13 +133,15 @@ def _describe(error: BaseException) -> str:
     return public_reason(f"{type(error).__name__}: {error}")
 
 
-def _retry_task(task: Task, error: BaseException, object_id: int, **kwargs: Any) -> Exception:
+def _retry_task(task: AnyTask, error: Exception, object_id: int, **kwargs: Any) -> Exception:
     """Celery's retry of this task for ``object_id`` (in a chain, not always the id it was sent), with the league's
     back-off; re-raise what it returns."""
     close_old_connections()
-    countdown = services.retry_delay(task.request.retries + 1)
+    countdown = retry_delay(task.request.retries + 1)
     log.warning("%s[%s]: %s; retrying in %.0f s", task.name, task.request.id, _describe(error), countdown)
-    return task.retry(args=[object_id], exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None)
+    return task.retry(
+        args=(object_id,), exc=error, countdown=countdown, max_retries=TASK_RETRIES, kwargs=kwargs or None
+    )
 
 
 def _with_database_retries(what: str, call: Callable[[], T]) -> T:
@@ -135,11 +159,11 @@ def _with_database_retries(what: str, call: Callable[[], T]) -> T:
 
 
 @shared_task(name="parlour.run_match", bind=True, acks_late=True, reject_on_worker_lost=True)
-def run_match(self: Task, match_id: int, claim_token: str | None = None) -> None:
+def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> None:
     """Claim the match, play it, record it; then play on through the due matches the worker claims itself (``_Chain``).
     ``claim_token``: a retry of this worker's own claim (see ``_play_and_record``)."""
     try:
-        match = services.do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
+        match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, match_id, claim_token=claim_token) from error
     if match is None:
@@ -155,29 +179,28 @@ class _Held:
     """A match this task has claimed: its lease is renewed from the claim until the match is recorded (or let go);
     when it follows another match of the chain, its bots are started ahead (``prepare``) while that one is recorded."""
 
-    def __init__(self, match: Match) -> None:
-        self.match, self.token, self.what = match, match.claim_token, f"match {match.pk}"
+    def __init__(self, match: ClaimedMatch) -> None:
+        self.match, self.token, self.what = match, match.claim_token, f"match {match.match_id}"
         self.prepared: PreparedMatch | None = None
-        self.heartbeat = Heartbeat(lambda: services.do_renew_lease(match.pk, self.token), self.what).start()
+        self.heartbeat = Heartbeat(lambda: do_renew_lease(match.match_id, self.token), self.what).start()
         log.info("%s: claimed (attempt %s)", self.what, match.attempts)
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         match = self.match
         limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
-        # (Loaded by the claim, in seat order, without the archives.)
-        seats = [_runner_seat(seat.bot_version) for seat in match.seats.all()]
+        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in match.seats]
         return (match.game, seats, match.seed, match.options), {"sandbox": settings.BOT_SANDBOX, "limits": limits}
 
     def prepare(self) -> None:
         args, kwargs = self._arguments()
         self.prepared = prepare_match(*args, **kwargs)
 
-    def play(self) -> dict[str, Any]:
+    def play(self) -> MatchResult:
         prepared, self.prepared = self.prepared, None
         if prepared is not None:
-            return prepared.play().to_json()
+            return prepared.play()
         args, kwargs = self._arguments()
-        return play_match(*args, **kwargs).to_json()
+        return play_match(*args, **kwargs)
 
     def let_go(self) -> None:
         """Stop renewing the lease (recorded, released or failed by now, or left for the sweeper); discard bots that
@@ -195,7 +218,7 @@ class _Chain:
     Every match keeps its own claim and lease, so a worker that dies mid-chain loses nothing: what it held is swept
     back to the queue like any lapsed lease, and a chained match's own message finds nothing to claim."""
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: AnyTask) -> None:
         self.task = task
         self.left = settings.MATCH_CHAIN_MAX - 1
         self.until = time.monotonic() + settings.MATCH_CHAIN_SECONDS
@@ -207,7 +230,7 @@ class _Chain:
             return None
         self.left -= 1
         try:
-            match = services.do_claim_next_match(worker=_worker(self.task))
+            match = do_claim_next_match(worker=_worker(self.task))
         except DATABASE_ERRORS as error:
             log.warning("chain: could not claim a next match: %s", _describe(error))
             close_old_connections()
@@ -224,8 +247,8 @@ class _Chain:
             log.exception("%s: could not be prepared", held.what)
             held.let_go()
             with contextlib.suppress(*DATABASE_ERRORS):
-                services.do_fail_match(
-                    match.pk, f"{_describe(error)} (not retried: not an infrastructure error)", held.token
+                do_fail_match(
+                    match.match_id, f"{_describe(error)} (not retried: not an infrastructure error)", held.token
                 )
             return None
         return held
@@ -239,14 +262,14 @@ def _hand_back(held: _Held | None, reason: str) -> None:
     held.let_go()
     log.warning("%s: handed back: %s", held.what, reason)
     with contextlib.suppress(*DATABASE_ERRORS):
-        services.do_release_match(held.match.pk, reason, claim_token=held.token)
+        do_release_match(held.match.match_id, reason, claim_token=held.token)
 
 
-def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
+def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | None:
     """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
     it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
     bug fails it at once, with the reason."""
-    match_id, token, what = held.match.pk, held.token, held.what
+    match_id, token, what = held.match.match_id, held.token, held.what
     following: _Held | None = None
     try:
         try:
@@ -256,7 +279,7 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
 
             def record() -> bool:
                 with faults.while_recording(match_id):
-                    return services.do_record_match_result(match_id, result, claim_token=token)
+                    return do_record_match_result(match_id, result, claim_token=token)
 
             recorded = _with_database_retries(what, record)
         finally:
@@ -266,7 +289,7 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.warning("%s: attempt %s failed: %s", what, held.match.attempts, _describe(error))
         try:
-            services.do_release_match(match_id, _describe(error), claim_token=token)
+            do_release_match(match_id, _describe(error), claim_token=token)
         except DATABASE_ERRORS as again:
             # Not even the release could be written: retry this task, which may take back its own claim at once.
             raise _retry_task(task, again, match_id, claim_token=token) from error
@@ -274,24 +297,24 @@ def _play_and_record(task: Task, held: _Held, chain: _Chain) -> _Held | None:
     except Exception as error:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.exception("%s: failed", what)
-        services.do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
+        do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
         raise
     return following
 
 
 @shared_task(name="parlour.validate_version", bind=True, acks_late=True, reject_on_worker_lost=True)
-def validate_version(self: Task, version_id: int, claim_token: str | None = None) -> None:
+def validate_version(self: AnyTask, version_id: int, claim_token: str | None = None) -> None:
     """Claim a pending version, play its smoke match in the sandbox, record ready or rejected (like run_match).
 
-    Not necessarily ``version_id``: the fairest due version (``services.do_claim_next_version``), so that one user's
+    Not necessarily ``version_id``: the fairest due version (``do_claim_next_version``), so that one user's
     burst of uploads does not hold up another's. Each upload sends one message, so each version still gets one;
     ``version_id`` is claimed when no fairer one is left. ``claim_token``: a retry of this worker's own claim."""
     worker = _worker(self)
     try:
         if claim_token is None:
-            version = services.do_claim_next_version(worker) or services.do_claim_version(version_id, worker=worker)
+            version = do_claim_next_version(worker) or do_claim_version(version_id, worker=worker)
         else:
-            version = services.do_claim_version(version_id, worker=worker, claim_token=claim_token)
+            version = do_claim_version(version_id, worker=worker, claim_token=claim_token)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, version_id, claim_token=claim_token) from error
     if version is None:
@@ -302,17 +325,19 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
     game = version.bot.game
     players = get_game(game).min_players
     try:
-        with Heartbeat(lambda: services.do_renew_version_lease(version_id, token), what):
+        with Heartbeat(lambda: do_renew_version_lease(version_id, token), what):
             try:
-                seats = [_runner_seat(version)]
+                stored = version.archive  # (loaded with the claim: it is at hand)
+                archive = None if stored is None else functools.partial(bytes, stored)
+                seats = [_runner_seat(version.pk, version.label, version.builtin, archive)]
             except PackagingError as error:  # stored before one of today's upload rules existed: the bot's fault
                 reason = f"The archive cannot be unpacked: {error}"
                 _with_database_retries(
-                    what, lambda: services.do_record_validation(version_id, False, reason, "", claim_token=token)
+                    what, lambda: do_record_validation(version_id, False, reason, "", claim_token=token)
                 )
                 return
-            seats += [RunnerSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
-            result = play_match(game, seats, seed=version_id, sandbox=settings.BOT_SANDBOX)
+            seats += [BotSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
+            result = play_match(game, seats, seed=version_id, sandbox=str(settings.BOT_SANDBOX))
             mine = result.seats[0]
             if mine.fault is None:
                 accepted = True
@@ -322,12 +347,12 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
                 log_text = f"Smoke match failed: {mine.fault.cause} at move {mine.fault.move}: {mine.fault.detail}"
             _with_database_retries(
                 what,
-                lambda: services.do_record_validation(version_id, accepted, log_text, mine.stderr, claim_token=token),
+                lambda: do_record_validation(version_id, accepted, log_text, mine.stderr, claim_token=token),
             )
     except INFRASTRUCTURE_ERRORS as error:
         log.warning("%s: validation attempt failed: %s", what, _describe(error))
         try:
-            services.do_release_version(version_id, _describe(error), claim_token=token)
+            do_release_version(version_id, _describe(error), claim_token=token)
         except DATABASE_ERRORS as again:
             raise _retry_task(self, again, version_id, claim_token=token) from error
 
@@ -337,13 +362,13 @@ def validate_version(self: Task, version_id: int, claim_token: str | None = None
 # per-tournament message too: beat sweeps every running tournament every 30 s).
 @shared_task(name="parlour.schedule_ladder", acks_late=False)
 def schedule_ladder() -> int:
-    return len(services.do_schedule_ladder())
+    return len(do_schedule_ladder())
 
 
 @shared_task(name="parlour.requeue_stale_matches", acks_late=False)
 def requeue_stale_matches() -> int:
     """The sweeper (every MATCH_SWEEP_SECONDS): what dead workers and lost messages left behind goes out again."""
-    return len(services.do_requeue_stale_matches()) + len(services.do_resend_lost_validations())
+    return len(do_requeue_stale_matches()) + len(do_resend_lost_validations())
 
 
 @shared_task(
@@ -356,8 +381,8 @@ def requeue_stale_matches() -> int:
 def advance_tournament(tournament_id: int | None = None) -> int:
     """After a tournament game is finalized (its id), and from beat for every running tournament (no id)."""
     if tournament_id is None:
-        return len(tournaments.do_advance_running_tournaments())
-    tournaments.do_advance_tournament(tournament_id)
+        return len(do_advance_running_tournaments())
+    do_advance_tournament(tournament_id)
     return 1
 
 

@@ -1,7 +1,7 @@
 """Many local matches: ``python -m bots arena`` (a round robin with a results table) and ``python -m bots compare``
 (is B stronger than A? a sequential probability ratio test, ``bots.authoring.sprt``).
 
-Every game is one ``bots.runner.run_match``, sandboxed exactly as on the league's workers unless ``--sandbox none``.
+Every game is one ``bots.runner.play_match``, sandboxed exactly as on the league's workers unless ``--sandbox none``.
 Seats rotate: in a round robin every table plays its games with the seating rotated one place per game, and
 consecutive rotations share a deal (the same seed), so no bot profits from a seat or a lucky deal. ``compare``
 plays pairs of games on one deal with A and B swapped. In games of three or more players ``compare`` fills the other
@@ -27,7 +27,7 @@ from typing import Any
 
 from bots.authoring.args import UsageError, parse_option, parse_seat
 from bots.authoring.sprt import SPRT, Estimate, Tally, elo_estimate
-from bots.runner import Seat, run_match
+from bots.runner import BotSeat, play_match
 from bots.sandbox import NONE_WARNING, Limits, NoSandbox, get_sandbox
 from games.registry import GAMES, UnknownGame, get_game
 
@@ -59,9 +59,9 @@ class _Task:
 
 
 def _play(
-    game_id: str, seats: list[Seat], seed: int, options: dict[str, Any], sandbox: str, limits: Limits
+    game_id: str, seats: list[BotSeat], seed: int, options: dict[str, Any], sandbox: str, limits: Limits
 ) -> dict[str, Any]:
-    result = run_match(game_id, seats, seed, options, sandbox=sandbox, limits=limits)
+    result = play_match(game_id, seats, seed, options, sandbox=sandbox, limits=limits)
     return {
         "ranks": list(result.outcome.ranks),
         "scores": list(result.outcome.scores),
@@ -74,7 +74,7 @@ class _Player:
     """Plays tasks in order, in this process or in ``jobs`` forked processes; results come back in task order."""
 
     def __init__(
-        self, game_id: str, bots: list[Seat], options: dict[str, Any], sandbox: str, limits: Limits, jobs: int
+        self, game_id: str, bots: list[BotSeat], options: dict[str, Any], sandbox: str, limits: Limits, jobs: int
     ) -> None:
         self.game_id, self.bots, self.options, self.sandbox, self.limits, self.jobs = (
             game_id,
@@ -239,7 +239,7 @@ def arena_tasks(bots: int, players: int, games: int, seed: int) -> list[_Task]:
 
 def run_arena(
     game_id: str,
-    bots: list[Seat],
+    bots: list[BotSeat],
     *,
     players: int,
     games: int,
@@ -366,10 +366,10 @@ class CompareResult:
 
 def run_compare(
     game_id: str,
-    a: Seat,
-    b: Seat,
+    a: BotSeat,
+    b: BotSeat,
     *,
-    field_seats: Sequence[Seat] = (),
+    field_seats: Sequence[BotSeat] = (),
     players: int = 2,
     sprt: SPRT | None = None,
     max_games: int = 2000,
@@ -504,7 +504,7 @@ def _field(given: list[str], players: int) -> list[str]:
     return [pool[i % len(pool)] for i in range(players - 2)]
 
 
-def _seats(game_id: str, texts: list[str], workdir: Path) -> list[Seat]:
+def _seats(game_id: str, texts: list[str], workdir: Path) -> list[BotSeat]:
     seats = []
     seen: dict[str, int] = {}
     for index, text in enumerate(texts):
@@ -519,7 +519,7 @@ def _seats(game_id: str, texts: list[str], workdir: Path) -> list[Seat]:
 def _arena(
     args: argparse.Namespace,
     game_id: str,
-    seats: list[Seat],
+    seats: list[BotSeat],
     players: int,
     options: dict[str, Any],
     limits: Limits,
@@ -556,7 +556,7 @@ def _arena(
 def _compare(
     args: argparse.Namespace,
     game_id: str,
-    seats: list[Seat],
+    seats: list[BotSeat],
     players: int,
     options: dict[str, Any],
     limits: Limits,

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bots.runner import Seat
+from bots.runner import BotSeat
 from games.registry import builtin_players
 
 __all__ = ["UsageError", "parse_option", "parse_seat"]
@@ -27,25 +27,25 @@ def parse_option(text: str) -> tuple[str, Any]:
         return key, raw
 
 
-def parse_seat(game_id: str, text: str, workdir: Path) -> Seat:
+def parse_seat(game_id: str, text: str, workdir: Path) -> BotSeat:
     """A seat: ``builtin:<name>``, a bot directory, or a .py/.zip file (unpacked into ``workdir`` as uploads are)."""
     if text.startswith("builtin:"):
         name = text.removeprefix("builtin:")
         known = builtin_players(game_id)
         if name not in known:
             raise UsageError(f"{game_id} has no built-in player {name!r}; known: {', '.join(sorted(known))}")
-        return Seat(label=text, builtin=name)
+        return BotSeat(label=text, builtin=name)
     path = Path(text)
     if path.is_dir():
         if not (path / "main.py").is_file() and not (path / "bot.toml").is_file():
             raise UsageError(f"{text}: a bot directory needs main.py or bot.toml")
-        return Seat(label=text, code_dir=path.resolve())  # the sandbox binds it by absolute path
+        return BotSeat(label=text, code_dir=path.resolve())  # the sandbox binds it by absolute path
     if not path.is_file():
         raise UsageError(f"{text}: no such file or directory (a seat is builtin:<name>, a .py, a .zip or a directory)")
     if path.suffix.lower() not in (".py", ".zip"):
         raise UsageError(f"{text}: a bot file must be a .py file or a .zip archive")
     _unpack(path, workdir)
-    return Seat(label=text, code_dir=workdir)
+    return BotSeat(label=text, code_dir=workdir)
 
 
 def _unpack(path: Path, dest: Path) -> None:

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 from bots.authoring import arena
 from bots.authoring.args import UsageError, parse_option, parse_seat
-from bots.runner import MatchResult, run_match
+from bots.runner import MatchResult, play_match
 from bots.sandbox import NONE_WARNING, Limits, NoSandbox, SandboxError, get_sandbox
 from games.registry import GAMES, UnknownGame, get_game
 
@@ -145,7 +145,7 @@ def _play(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="parlour-cli-") as workdir:
         seats = [parse_seat(args.game, text, Path(workdir) / f"seat{index}") for index, text in enumerate(args.seats)]
         try:
-            result = run_match(args.game, seats, args.seed, options, sandbox=args.sandbox, limits=limits)
+            result = play_match(args.game, seats, args.seed, options, sandbox=args.sandbox, limits=limits)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     if args.replay:

@@ -1,21 +1,21 @@
-"""What the workers and the author tools call: ``run_match``, or ``prepare_match`` then ``PreparedMatch.play``."""
+"""What the workers and the author tools call: ``play_match``, or ``prepare_match`` then ``PreparedMatch.play``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bots.limits import Limits
+from bots.results import BotSeat, MatchResult
 from bots.runner.match import Match
-from bots.runner.results import MatchResult, Seat
 from bots.sandbox import get_sandbox
 from games.registry import UnknownGame, builtin_players, get_game
 
-__all__ = ["PreparedMatch", "prepare_match", "run_match"]
+__all__ = ["PreparedMatch", "play_match", "prepare_match"]
 
 
-def run_match(
+def play_match(
     game_id: str,
-    seats: list[Seat],
+    seats: list[BotSeat],
     seed: int,
     options: dict[str, Any] | None = None,
     *,
@@ -31,19 +31,19 @@ def run_match(
 
 def prepare_match(
     game_id: str,
-    seats: list[Seat],
+    seats: list[BotSeat],
     seed: int,
     options: dict[str, Any] | None = None,
     *,
     sandbox: str = "bwrap",
     limits: Limits | None = None,
 ) -> PreparedMatch:
-    """Start a match's bot processes now and play it later: ``run_match`` in two halves.
+    """Start a match's bot processes now and play it later: ``play_match`` in two halves.
 
     The sandboxes are set up and the bots' interpreters start while the caller does something else (e.g. records the
     previous match); they wait for their ``start`` message, which ``PreparedMatch.play`` sends. Their start-up clock
     runs from that message (the CPU they used before it still counts). Always ``play`` or ``close`` what this returns.
-    Raises as ``run_match`` does."""
+    Raises as ``play_match`` does."""
     try:
         game = get_game(game_id)
     except UnknownGame as exc:
@@ -74,7 +74,7 @@ class PreparedMatch:
         self._match: Match | None = match
 
     def play(self) -> MatchResult:
-        """Play the match to the end (as ``run_match``); the bots are torn down whatever happens."""
+        """Play the match to the end (as ``play_match``); the bots are torn down whatever happens."""
         match = self._match
         if match is None:
             raise RuntimeError("this match was already played or closed")

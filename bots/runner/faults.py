@@ -1,49 +1,18 @@
-"""Faults: why a seat was ranked last. The causes are one enum (``FaultCause``), owned here; a bot's misbehaviour is
-always one of them, never an exception."""
+"""Faults: classifying why a seat is ranked last. The causes are one enum (``bots.results.FaultCause``); a bot's
+misbehaviour is always one of them, never an exception."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
 
 from bots.limits import Limits
+from bots.results import Fault, FaultCause
 from bots.sandbox import BotProcess
 
-__all__ = ["EXIT_WAIT_S", "FAULT_CAUSES", "Fault", "FaultCause", "exit_fault", "in_match", "timeout_fault"]
+__all__ = ["EXIT_WAIT_S", "exit_fault", "in_match", "timeout_fault"]
 
 EXIT_WAIT_S = 0.2  # how long a bot that stopped talking gets to exit, for its exit status to say why
-
-
-class FaultCause(StrEnum):
-    """What a faulting bot did (docs/protocol.md, Faults). The values are stored and published: never rename them."""
-
-    STARTUP = "startup"  # anything before its ready message (the detail says what)
-    TIMEOUT = "timeout"  # no reply within its move limit and bank
-    CRASH = "crash"  # killed by a signal, out of memory, or a non-zero exit status
-    EXIT = "exit"  # exited cleanly, or closed its stdin/stdout, before the end
-    MALFORMED = "malformed"  # a reply that is not a protocol message, or an unsolicited line
-    OVERSIZED = "oversized"  # more output than the limits allow
-    ILLEGAL = "illegal"  # an action the engine refuses
-
-
-# The values as a tuple, for the callers that listed them before the enum (the league's model choices).
-FAULT_CAUSES: tuple[str, ...] = tuple(cause.value for cause in FaultCause)
-
-
-@dataclass(frozen=True)
-class Fault:
-    """Why a seat was ranked last. ``move`` is the index (in the replay's move list) of the decision at which the
-    fault was noticed; ``None`` for start-up faults."""
-
-    cause: FaultCause
-    detail: str
-    move: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"cause": self.cause.value, "detail": self.detail, "move": self.move}
 
 
 def in_match(fault: Fault, started: bool, move_index: int) -> Fault:

@@ -15,10 +15,10 @@ from typing import Any
 from bots import protocol
 from bots.limits import Limits
 from bots.protocol import ProtocolError
+from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
 from bots.runner.clock import charge
-from bots.runner.faults import EXIT_WAIT_S, Fault, FaultCause, exit_fault, in_match, timeout_fault
+from bots.runner.faults import EXIT_WAIT_S, exit_fault, in_match, timeout_fault
 from bots.runner.pipes import Conn, Pipes
-from bots.runner.results import MatchResult, Seat, SeatResult
 from bots.sandbox import BotSetupError, Sandbox, SandboxError
 from games.base import IllegalAction, Outcome, Player, State
 from games.registry import make_player
@@ -34,7 +34,7 @@ class Match:
     """A match's whole life: ``spawn_bots`` (may run ahead), then ``play`` once, and always ``close``."""
 
     def __init__(
-        self, game_id: str, state: State, seats: list[Seat], seed: int, options: dict[str, Any], limits: Limits
+        self, game_id: str, state: State, seats: list[BotSeat], seed: int, options: dict[str, Any], limits: Limits
     ) -> None:
         self.game_id = game_id
         self.game = state.game

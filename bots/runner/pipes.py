@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from bots import protocol
 from bots.limits import Limits
-from bots.runner.faults import Fault, FaultCause
+from bots.results import Fault, FaultCause
 from bots.sandbox import BotProcess, SandboxError
 
 __all__ = ["Conn", "Pipes"]

@@ -8,7 +8,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from league.models import ApiToken
-from league.services import hash_token
+from league.services.tokens import hash_token
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):

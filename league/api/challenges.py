@@ -23,11 +23,13 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from league import cache_headers, challenges, visibility
+from league import cache_headers, visibility
 from league.api.fields import IdField, id_list
 from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeSerializer, errors
+from league.challenge_queries import challenge_report, challenges_for
 from league.models import BotVersion, Challenge
+from league.services.challenges import do_create_challenge, do_create_version_test
 
 
 class ChallengeCreateSerializer(serializers.Serializer[dict[str, Any]]):
@@ -61,7 +63,7 @@ def challenge_json(challenge: Challenge, request: Request | None = None, with_re
             "failed": getattr(challenge, "failed", None),
         }
         return data
-    result = challenges.report(challenge)
+    result = challenge_report(challenge)
     data["opponents"] = [_version_json(result.versions[version_id]) for version_id in challenge.opponents]
     data["status"] = result.status
     data["progress"] = {"finished": result.finished, "failed": result.failed, "in_flight": result.in_flight}
@@ -109,12 +111,12 @@ class ChallengeViewSet(viewsets.GenericViewSet[Challenge]):
 
     lookup_value_regex = "[0-9]+"
     serializer_class = ChallengeSerializer
-    queryset = Challenge.objects.none()  # for the schema; the views query through league.challenges
+    queryset = Challenge.objects.none()  # for the schema; the views query through league.challenge_queries
 
     def _mine(self, request: Request) -> QuerySet[Challenge]:
         if not request.user.is_authenticated:
             raise NotAuthenticated("sign in, or send an API token, to see your challenges")
-        return challenges.challenges_for(request.user).order_by("-created", "-id")
+        return challenges_for(request.user).order_by("-created", "-id")
 
     def list(self, request: Request) -> Response:
         paginator = self._paginator()
@@ -135,9 +137,9 @@ class ChallengeViewSet(viewsets.GenericViewSet[Challenge]):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         if data["kind"] == Challenge.Kind.VERSION_TEST:
-            challenge = challenges.do_create_version_test(request.user, data["bot"], data["games"], data["field"])
+            challenge = do_create_version_test(request.user, data["bot"], data["games"], data["field"])
         else:
-            challenge = challenges.do_create_challenge(request.user, data["bot"], data["opponents"], data["games"])
+            challenge = do_create_challenge(request.user, data["bot"], data["opponents"], data["games"])
         return Response(challenge_json(challenge, request), status=status.HTTP_201_CREATED)
 
     def _paginator(self) -> BasePagination:

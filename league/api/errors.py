@@ -12,7 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from league.services import ServiceError
+from league.services.errors import ErrorCode, ServiceError
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -40,7 +40,7 @@ def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
         fields = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
         first = next(iter(fields.values()), ["invalid input"])
         message = str(first[0] if isinstance(first, list) and first else first)
-        response.data = {"error": {"code": "invalid", "message": message, "fields": fields}}
+        response.data = {"error": {"code": ErrorCode.INVALID, "message": message, "fields": fields}}
     else:
         code = getattr(exc, "default_code", "error")
         detail = getattr(exc, "detail", str(exc))
@@ -58,4 +58,4 @@ def unknown_path(request: HttpRequest, rest: str = "") -> JsonResponse:
     message = f"no API endpoint at {request.path}"
     if not request.path.endswith("/"):
         message += " (API paths end with a slash)"
-    return JsonResponse({"error": {"code": "not_found", "message": message}}, status=404)
+    return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": message}}, status=404)

@@ -10,7 +10,7 @@ from typing import Any
 from rest_framework import status
 from rest_framework.response import Response
 
-from league.services import RateLimited
+from league.services.errors import RateLimited
 
 
 def too_many_requests(error: RateLimited) -> Response:

@@ -1,5 +1,5 @@
 """``/api/tournaments/``: anyone reads tournaments, their standings and rounds; staff create, start, pause, resume
-and cancel them. Thin: writes go through league.tournaments (errors: league.api.errors' one shape)."""
+and cancel them. Thin: writes go through league.services.tournaments (errors: league.api.errors' one shape)."""
 
 from __future__ import annotations
 
@@ -19,13 +19,22 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.registry import GAMES
-from league import cache_headers, disclosure, tournaments, visibility
+from league import cache_headers, disclosure, visibility
 from league.api import filters
 from league.api.fields import IdField, id_list
 from league.api.pagination import paginate_list
 from league.api.schema import ERROR, ID, EntrySerializer, TournamentDetailSerializer, errors
 from league.models import Entry, Match, Tournament
-from league.tournaments import RoundView
+from league.services.tournaments import (
+    do_add_entry,
+    do_cancel_tournament,
+    do_create_tournament,
+    do_pause_tournament,
+    do_resume_tournament,
+    do_start_tournament,
+    do_update_tournament,
+)
+from league.tournament_queries import RoundView, describe_tournament
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):
@@ -216,7 +225,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     def _detail(self, tournament: Tournament, code: int = status.HTTP_200_OK) -> Response:
         tournament = self.get_queryset().get(pk=tournament.pk)
-        view = tournaments.describe(tournament)
+        view = describe_tournament(tournament)
         data = dict(TournamentSerializer(tournament, context=self.get_serializer_context()).data)
         data["progress"] = view.progress
         data["standings"] = [entry_json(entry) for entry in view.entries]
@@ -234,7 +243,7 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         form = TournamentCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        created = tournaments.do_create_tournament(
+        created = do_create_tournament(
             visibility.signed_in(request.user),
             data["game"],
             data["name"],
@@ -251,40 +260,40 @@ class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         changes = dict(form.validated_data)
         if "format" in changes:  # the service's name for it (``format`` is a builtin)
             changes["fmt"] = changes.pop("format")
-        updated = tournaments.do_update_tournament(self.get_object(), **changes)
+        updated = do_update_tournament(self.get_object(), **changes)
         return self._detail(updated)
 
     @action(detail=True, methods=["get"])
     def standings(self, request: Request, pk: str) -> Response:
         """The standings, best first, paged like every list (the detail has them all)."""
-        rows, paginator = paginate_list(self, tournaments.describe(self.get_object()).entries)
+        rows, paginator = paginate_list(self, describe_tournament(self.get_object()).entries)
         return paginator.get_paginated_response([entry_json(entry) for entry in rows])
 
     @action(detail=True, methods=["get"])
     def rounds(self, request: Request, pk: str) -> Response:
         """The rounds, first first, with every table and match; paged like every list (the detail has them all)."""
-        rows, paginator = paginate_list(self, tournaments.describe(self.get_object()).rounds)
+        rows, paginator = paginate_list(self, describe_tournament(self.get_object()).rounds)
         return paginator.get_paginated_response(rounds_json(rows, request))
 
     @action(detail=True, methods=["post"])
     def entries(self, request: Request, pk: str) -> Response:
         form = EntryCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        tournaments.do_add_entry(self.get_object(), form.validated_data["bot"], form.validated_data["version"])
+        do_add_entry(self.get_object(), form.validated_data["bot"], form.validated_data["version"])
         return self._detail(self.get_object(), status.HTTP_201_CREATED)
 
     @action(detail=True, methods=["post"])
     def start(self, request: Request, pk: str) -> Response:
-        return self._detail(tournaments.do_start_tournament(self.get_object()))
+        return self._detail(do_start_tournament(self.get_object()))
 
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str) -> Response:
-        return self._detail(tournaments.do_pause_tournament(self.get_object()))
+        return self._detail(do_pause_tournament(self.get_object()))
 
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str) -> Response:
-        return self._detail(tournaments.do_resume_tournament(self.get_object()))
+        return self._detail(do_resume_tournament(self.get_object()))
 
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str) -> Response:
-        return self._detail(tournaments.do_cancel_tournament(self.get_object()))
+        return self._detail(do_cancel_tournament(self.get_object()))

@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import cache_headers, disclosure, queries, replays, services, visibility
+from league import cache_headers, disclosure, queries, replays, visibility
 from league.api import filters, serializers
 from league.api.limits import answers_rate_limits
 from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
@@ -35,12 +35,15 @@ from league.api.schema import (
 )
 from league.models import ApiToken, Bot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
+from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
+from league.services.errors import ErrorCode, ServiceError
+from league.services.tokens import do_create_token, do_revoke_token
 
 
 def _read_upload(upload: File[bytes]) -> bytes:
     if upload.size > MAX_UPLOAD_BYTES:
-        raise services.ServiceError(
-            f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code="too_large"
+        raise ServiceError(
+            f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code=ErrorCode.TOO_LARGE
         )
     data: bytes = upload.read(MAX_UPLOAD_BYTES + 1)
     return data
@@ -158,7 +161,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise PermissionDenied("sign in, or send an API token, to upload a bot")
         form = serializers.BotCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        bot = services.do_create_bot(
+        bot = do_create_bot(
             request.user,
             form.validated_data["game"],
             form.validated_data["name"],
@@ -178,7 +181,7 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         form = serializers.VersionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
-        version = services.do_add_version(bot, _read_upload(upload), upload.name)
+        version = do_add_version(bot, _read_upload(upload), upload.name)
         data = serializers.BotVersionSerializer(version, context=self.get_serializer_context()).data
         return cache_headers.private(Response(data, status=status.HTTP_201_CREATED))
 
@@ -202,13 +205,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def resume(self, request: Request, pk: str) -> Response:
         """Its owner puts the bot back on the ladder, lifting an automatic pause."""
-        bot = services.do_resume_bot(self.get_object(), visibility.signed_in(request.user))
+        bot = do_resume_bot(self.get_object(), visibility.signed_in(request.user))
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
     @action(detail=True, methods=["post"], permission_classes=[IsAuthenticated])
     def disable(self, request: Request, pk: str) -> Response:
         """Its owner takes the bot off the ladder; it keeps its rating."""
-        bot = services.do_disable_bot(self.get_object(), visibility.signed_in(request.user))
+        bot = do_disable_bot(self.get_object(), visibility.signed_in(request.user))
         return Response(serializers.BotSerializer(bot, context=self.get_serializer_context()).data)
 
 
@@ -366,10 +369,10 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
     def create(self, request: Request) -> Response:
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        token, key = services.do_create_token(visibility.signed_in(request.user), form.validated_data["name"])
+        token, key = do_create_token(visibility.signed_in(request.user), form.validated_data["name"])
         data = {**serializers.TokenSerializer(token).data, "key": key}
         return cache_headers.no_store(Response(data, status=status.HTTP_201_CREATED))
 
     def destroy(self, request: Request, pk: str) -> Response:
-        services.do_revoke_token(visibility.signed_in(request.user), int(pk))
+        do_revoke_token(visibility.signed_in(request.user), int(pk))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,4 +1,4 @@
-"""run_match with real sandboxed bots: normal play, every fault cause, time control, replays."""
+"""play_match with real sandboxed bots: normal play, every fault cause, time control, replays."""
 
 from __future__ import annotations
 
@@ -10,25 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from bots.runner import REPLAY_FORMAT, MatchResult, Seat, run_match
+from bots.runner import REPLAY_FORMAT, BotSeat, MatchResult, play_match
 from bots.sandbox import Limits, wait_closed
 from games.registry import get_game
 from tests.bots.conftest import EXAMPLES, FAST, GRACE, example_bot, requires_bwrap
 
 pytestmark = requires_bwrap
 
-RANDOM = Seat("builtin:random", builtin="random")
+RANDOM = BotSeat("builtin:random", builtin="random")
 
 
-def play(game: str, seats: list[Seat], seed: int = 1, limits: Limits = FAST, **kwargs: object) -> MatchResult:
+def play(game: str, seats: list[BotSeat], seed: int = 1, limits: Limits = FAST, **kwargs: object) -> MatchResult:
     began = time.monotonic()
-    result = run_match(game, seats, seed, limits=limits, **kwargs)  # type: ignore[arg-type]
+    result = play_match(game, seats, seed, limits=limits, **kwargs)  # type: ignore[arg-type]
     assert time.monotonic() - began < 30
     return result
 
 
-def hostile(bot: Callable[..., Path], name: str, **placeholders: str) -> Seat:
-    return Seat(name, code_dir=bot(name, **placeholders))
+def hostile(bot: Callable[..., Path], name: str, **placeholders: str) -> BotSeat:
+    return BotSeat(name, code_dir=bot(name, **placeholders))
 
 
 def assert_completed_with_fault(result: MatchResult, seat: int, cause: str) -> None:
@@ -86,34 +86,34 @@ def test_the_bot_receives_start_act_and_end_messages(pile: str, bot: Callable[..
 
 
 def test_builtin_only_matches_need_no_sandbox(pile: str) -> None:
-    result = run_match(pile, [RANDOM, Seat("greedy", builtin="greedy")], 3, sandbox="no-such-backend")
+    result = play_match(pile, [RANDOM, BotSeat("greedy", builtin="greedy")], 3, sandbox="no-such-backend")
     assert result.outcome.ranks in ([1, 2], [2, 1])
     assert all(s.moves > 0 and s.stderr == "" for s in result.seats)
 
 
 @pytest.mark.parametrize("example", ["sdk_bot", "node_bot"])
 def test_every_game_agnostic_example_bot_plays_through_run_match(pile: str, example: str) -> None:
-    result = play(pile, [Seat(example, code_dir=example_bot(example)), RANDOM], limits=replace(GRACE, move_ms=2000))
+    result = play(pile, [BotSeat(example, code_dir=example_bot(example)), RANDOM], limits=replace(GRACE, move_ms=2000))
     assert result.seats[0].fault is None, result.seats[0].stderr
     assert result.seats[0].moves > 0 and "match over" in result.seats[0].stderr  # its on_end ran in the grace
 
 
 def test_a_relative_code_dir_works(pile: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(EXAMPLES)
-    result = play(pile, [Seat("relative", code_dir=Path("sdk_bot")), RANDOM], limits=replace(FAST, move_ms=2000))
+    result = play(pile, [BotSeat("relative", code_dir=Path("sdk_bot")), RANDOM], limits=replace(FAST, move_ms=2000))
     assert result.seats[0].fault is None, result.seats[0].stderr
 
 
 @pytest.mark.parametrize("example", ["sdk_bot", "node_bot", "love_letter"])
 def test_example_bots_play_love_letter(example: str) -> None:
-    seats = [Seat(example, code_dir=example_bot(example)), RANDOM, RANDOM]
-    result = run_match("love_letter", seats, 11)
+    seats = [BotSeat(example, code_dir=example_bot(example)), RANDOM, RANDOM]
+    result = play_match("love_letter", seats, 11)
     assert result.seats[0].fault is None, result.seats[0].stderr
     assert result.seats[0].moves > 0
 
 
 def test_seats_start_concurrently(pile: str) -> None:
-    seats = [Seat(f"node{i}", code_dir=EXAMPLES / "node_bot") for i in range(4)]
+    seats = [BotSeat(f"node{i}", code_dir=EXAMPLES / "node_bot") for i in range(4)]
     single = play(pile, seats[:2], limits=replace(FAST, move_ms=2000))
     four = play(pile, seats, limits=replace(FAST, move_ms=2000))
     assert all(s.fault is None for s in four.seats)
@@ -215,14 +215,14 @@ def test_a_bot_that_does_not_start_is_a_startup_fault(pile: str, bot: Callable[.
 
 
 def test_a_directory_without_an_entry_point_is_a_startup_fault(pile: str, tmp_path: Path) -> None:
-    result = play(pile, [RANDOM, Seat("empty", code_dir=tmp_path)])
+    result = play(pile, [RANDOM, BotSeat("empty", code_dir=tmp_path)])
     assert_completed_with_fault(result, 1, "startup")
     assert "neither main.py nor bot.toml" in result.seats[1].fault.detail  # type: ignore[union-attr]
 
 
 def test_a_bot_toml_naming_a_missing_program_is_a_startup_fault(pile: str, tmp_path: Path) -> None:
     (tmp_path / "bot.toml").write_text('command = ["no-such-program"]\n')
-    result = play(pile, [RANDOM, Seat("missing", code_dir=tmp_path)])
+    result = play(pile, [RANDOM, BotSeat("missing", code_dir=tmp_path)])
     assert_completed_with_fault(result, 1, "startup")
     assert "not found" in result.seats[1].stderr
 
@@ -267,12 +267,12 @@ def test_several_faulty_bots_share_the_last_rank(pile: str, bot: Callable[..., P
 # ----- bad requests are errors of the caller ---------------------------------------------------------------------
 def test_bad_requests_raise_value_errors(pile: str) -> None:
     with pytest.raises(ValueError, match="no game called"):
-        run_match("no_such_game", [RANDOM, RANDOM], 1)
+        play_match("no_such_game", [RANDOM, RANDOM], 1)
     with pytest.raises(ValueError, match="no built-in player 'nobody'"):
-        run_match(pile, [RANDOM, Seat("x", builtin="nobody")], 1)
+        play_match(pile, [RANDOM, BotSeat("x", builtin="nobody")], 1)
     with pytest.raises(ValueError, match="played by 2 to 4 players"):
-        run_match(pile, [RANDOM], 1)
+        play_match(pile, [RANDOM], 1)
     with pytest.raises(ValueError, match="pile"):
-        run_match(pile, [RANDOM, RANDOM], 1, {"pile": -1})
+        play_match(pile, [RANDOM, RANDOM], 1, {"pile": -1})
     with pytest.raises(ValueError, match="exactly one"):
-        Seat("both", builtin="random", code_dir=Path("/tmp"))
+        BotSeat("both", builtin="random", code_dir=Path("/tmp"))

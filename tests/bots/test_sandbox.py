@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from bots import limits as limits_module
-from bots.runner import MatchResult, Seat, run_match
+from bots.runner import BotSeat, MatchResult, play_match
 from bots.sandbox import (
     BotSetupError,
     BwrapConfig,
@@ -39,7 +39,7 @@ from bots.selftest import self_test
 from tests.bots.conftest import FAST, make_bot, requires_bwrap, slot_uid_processes
 
 REPO = Path(__file__).resolve().parents[2]
-RANDOM = Seat("builtin:random", builtin="random")
+RANDOM = BotSeat("builtin:random", builtin="random")
 WRITE_PATHS_HOST = ["/x", "/etc/x", "/usr/x", "/usr/local/x"]
 
 
@@ -97,7 +97,7 @@ def test_the_none_backend_runs_bots_but_warns(
     monkey_warned = sandbox_module.NoSandbox._warned
     sandbox_module.NoSandbox._warned = False
     try:
-        result = run_match(pile, [Seat("echo", code_dir=bot("echo_start")), RANDOM], 1, sandbox="none", limits=FAST)
+        result = play_match(pile, [BotSeat("echo", code_dir=bot("echo_start")), RANDOM], 1, sandbox="none", limits=FAST)
     finally:
         sandbox_module.NoSandbox._warned = monkey_warned
     assert result.seats[0].fault is None and result.seats[0].moves > 0
@@ -149,8 +149,8 @@ def probed(
         )
     os.environ["PARLOUR_FAKE_SECRET"] = SECRET
     try:
-        result = run_match(pile_module, [Seat("probe-a", code_dir=dirs[0]), RANDOM, Seat("probe-b", code_dir=dirs[1])],
-                           5, limits=replace(FAST, move_ms=2000))  # fmt: skip
+        seats = [BotSeat("probe-a", code_dir=dirs[0]), RANDOM, BotSeat("probe-b", code_dir=dirs[1])]
+        result = play_match(pile_module, seats, 5, limits=replace(FAST, move_ms=2000))
     finally:
         del os.environ["PARLOUR_FAKE_SECRET"]
     reports = []
@@ -283,7 +283,9 @@ def _cgroups_removed(uid: int, timeout_s: float = 8.0) -> bool:
 @requires_bwrap
 def test_a_fork_bomb_is_contained_and_cleaned_up(pile: str, bot: Callable[..., Path]) -> None:
     began = time.monotonic()
-    result = run_match(pile, [Seat("bomb", code_dir=bot("fork_bomb")), RANDOM], 2, limits=replace(FAST, move_ms=3000))
+    result = play_match(
+        pile, [BotSeat("bomb", code_dir=bot("fork_bomb")), RANDOM], 2, limits=replace(FAST, move_ms=3000)
+    )
     assert time.monotonic() - began < 15
     stderr = result.seats[0].stderr
     assert "fork refused: Resource temporarily unavailable" in stderr, stderr[-2000:]
@@ -295,7 +297,7 @@ def test_a_fork_bomb_is_contained_and_cleaned_up(pile: str, bot: Callable[..., P
 
 @requires_bwrap
 def test_a_2_gb_allocation_fails(pile: str, bot: Callable[..., Path]) -> None:
-    result = run_match(pile, [Seat("alloc", code_dir=bot("alloc")), RANDOM], 2, limits=FAST)
+    result = play_match(pile, [BotSeat("alloc", code_dir=bot("alloc")), RANDOM], 2, limits=FAST)
     assert "ALLOC MemoryError" in result.seats[0].stderr
     assert result.seats[0].fault is None
 
@@ -303,7 +305,7 @@ def test_a_2_gb_allocation_fails(pile: str, bot: Callable[..., Path]) -> None:
 @requires_bwrap
 def test_touching_more_memory_than_the_cgroup_allows_kills_the_bot(pile: str, bot: Callable[..., Path]) -> None:
     limits = replace(FAST, memory_mb=128, move_ms=5000)
-    result = run_match(pile, [Seat("hog", code_dir=bot("memory_hog")), RANDOM], 2, limits=limits)
+    result = play_match(pile, [BotSeat("hog", code_dir=bot("memory_hog")), RANDOM], 2, limits=limits)
     fault = result.seats[0].fault
     assert fault is not None and fault.cause == "crash" and "out of memory" in fault.detail, fault
     assert _no_processes_of(_uid_from(result.seats[0].stderr, r"UID (\d+)"))
@@ -312,7 +314,7 @@ def test_touching_more_memory_than_the_cgroup_allows_kills_the_bot(pile: str, bo
 @requires_bwrap
 def test_a_daemonised_grandchild_does_not_outlive_the_match(pile: str, bot: Callable[..., Path]) -> None:
     token = f"{secrets.randbelow(10**6) + 10**6}.{secrets.randbelow(1000)}"
-    result = run_match(pile, [Seat("daemon", code_dir=bot("daemon", TOKEN=token)), RANDOM], 2, limits=FAST)
+    result = play_match(pile, [BotSeat("daemon", code_dir=bot("daemon", TOKEN=token)), RANDOM], 2, limits=FAST)
     assert result.seats[0].fault is None
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
@@ -325,8 +327,8 @@ def test_a_daemonised_grandchild_does_not_outlive_the_match(pile: str, bot: Call
 
 @requires_bwrap
 def test_a_bot_gets_almost_no_cpu_while_others_think(pile: str, bot: Callable[..., Path]) -> None:
-    seats = [Seat("ponder", code_dir=bot("ponder")), Seat("sleepy", code_dir=bot("sleepy", SLEEP_MS="150"))]
-    result = run_match(pile, seats, 3, limits=replace(FAST, move_ms=1000))
+    seats = [BotSeat("ponder", code_dir=bot("ponder")), BotSeat("sleepy", code_dir=bot("sleepy", SLEEP_MS="150"))]
+    result = play_match(pile, seats, 3, limits=replace(FAST, move_ms=1000))
     assert [seat.fault for seat in result.seats] == [None, None], result.seats[0].stderr
     idle = [tuple(map(int, re.findall(r"=(\d+)", line))) for line in result.seats[0].stderr.splitlines()]
     assert idle and all(wall >= 140 for _, wall in idle)
@@ -341,7 +343,7 @@ def test_an_infrastructure_failure_raises_sandbox_error(
     broken = BwrapSandbox(BwrapConfig(state_dir=Path("/proc/parlour-cannot-be-here")))
     monkeypatch.setitem(sandbox_module._instances, "bwrap", broken)
     with pytest.raises(SandboxError, match="state directory"):
-        run_match(pile, [Seat("x", code_dir=bot("echo_start")), RANDOM], 1, limits=FAST)
+        play_match(pile, [BotSeat("x", code_dir=bot("echo_start")), RANDOM], 1, limits=FAST)
 
 
 @requires_bwrap
@@ -380,7 +382,7 @@ def test_a_bot_only_root_can_read_still_runs_from_a_private_copy(pile: str, tmp_
     (code / "main.py").write_text((Path(__file__).parent / "hostile" / "echo_start.py").read_text())
     (code / "main.py").chmod(0o600)
     assert not _shareable_tree(code)
-    result = run_match(pile, [Seat("secretive", code_dir=code), RANDOM], 1, limits=FAST)
+    result = play_match(pile, [BotSeat("secretive", code_dir=code), RANDOM], 1, limits=FAST)
     assert result.seats[0].fault is None and result.seats[0].moves > 0
     assert (code / "main.py").stat().st_mode & 0o777 == 0o600  # the caller's files are left as they were
 
@@ -390,9 +392,9 @@ def test_concurrent_matches_never_share_a_uid(pile: str, bot: Callable[..., Path
     from concurrent.futures import ThreadPoolExecutor
 
     code = bot("slow_uid")  # reports its uid; slow enough that the three matches overlap
-    seats = [Seat("a", code_dir=code), Seat("b", code_dir=code)]
+    seats = [BotSeat("a", code_dir=code), BotSeat("b", code_dir=code)]
     with ThreadPoolExecutor(max_workers=3) as pool:
-        results = list(pool.map(lambda seed: run_match(pile, seats, seed, limits=FAST), range(3)))
+        results = list(pool.map(lambda seed: play_match(pile, seats, seed, limits=FAST), range(3)))
     uids = [_uid_from(seat.stderr, r"UID (\d+)") for result in results for seat in result.seats]
     assert all(seat.fault is None for result in results for seat in result.seats)
     assert len(set(uids)) == 6
@@ -405,9 +407,9 @@ def test_bots_die_with_their_runner(tmp_path: Path) -> None:
     script = (
         "import sys; from pathlib import Path; from games import registry; "
         "registry._ENGINES['parlour_test_pile'] = 'tests.bots.tinygame'; "
-        "from bots.runner import run_match, Seat; from bots.sandbox import Limits; "
-        "run_match('parlour_test_pile', [Seat('a', code_dir=Path(sys.argv[1])), Seat('b', code_dir=Path(sys.argv[2]))],"
-        " 1, limits=Limits(move_ms=60000))"
+        "from bots.runner import play_match, BotSeat; from bots.sandbox import Limits; "
+        "play_match('parlour_test_pile', [BotSeat('a', code_dir=Path(sys.argv[1])),"
+        " BotSeat('b', code_dir=Path(sys.argv[2]))], 1, limits=Limits(move_ms=60000))"
     )
     runner = subprocess.Popen([sys.executable, "-c", script, *map(str, dirs)], cwd=REPO)
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bots import sandbox as sandbox_module
-from bots.runner import Seat, prepare_match, run_match
+from bots.runner import BotSeat, play_match, prepare_match
 from bots.sandbox import BwrapConfig, get_sandbox, wait_closed
 from bots.sandbox.cgroups import Cgroups
 from bots.sandbox.cgroups import cgroup_bases as _cgroup_bases
@@ -26,7 +26,7 @@ from tests.bots.conftest import FAST, make_bot, requires_bwrap, slot_uid_process
 pytestmark = requires_bwrap
 
 REPO = Path(__file__).resolve().parents[2]
-RANDOM = Seat("builtin:random", builtin="random")
+RANDOM = BotSeat("builtin:random", builtin="random")
 
 
 def _processes_of(uid: int) -> list[tuple[int, int, str]]:
@@ -86,10 +86,10 @@ def test_a_slot_is_freed_only_once_no_process_of_its_uid_is_left(tmp_path: Path)
 def test_the_result_comes_first_and_the_teardown_always_follows(pile: str, tmp_path: Path) -> None:
     token = f"{os.getpid()}.17"
     seats = [
-        Seat("a", code_dir=make_bot(tmp_path / "a", "slow_uid")),
-        Seat("b", code_dir=make_bot(tmp_path / "b", "daemon", TOKEN=token)),
+        BotSeat("a", code_dir=make_bot(tmp_path / "a", "slow_uid")),
+        BotSeat("b", code_dir=make_bot(tmp_path / "b", "daemon", TOKEN=token)),
     ]
-    result = run_match(pile, seats, 1, limits=FAST)
+    result = play_match(pile, seats, 1, limits=FAST)
     assert [seat.fault for seat in result.seats] == [None, None]
     uid = int(result.seats[0].stderr.split("UID ")[1].split()[0])
     assert wait_closed(10)
@@ -103,9 +103,10 @@ def test_pending_teardowns_finish_before_the_runner_exits(tmp_path: Path) -> Non
     script = (
         "import sys; from pathlib import Path; from games import registry; "
         "registry._ENGINES['parlour_test_pile'] = 'tests.bots.tinygame'; "
-        "from bots.runner import run_match, Seat; from bots.sandbox import Limits; "
-        "r = run_match('parlour_test_pile', [Seat('a', code_dir=Path(sys.argv[1])), Seat('b', builtin='random')],"
-        " 1, limits=Limits(move_ms=5000)); print(r.seats[0].stderr.split()[1], flush=True)"
+        "from bots.runner import play_match, BotSeat; from bots.sandbox import Limits; "
+        "r = play_match('parlour_test_pile', [BotSeat('a', code_dir=Path(sys.argv[1])),"
+        " BotSeat('b', builtin='random')], 1, limits=Limits(move_ms=5000));"
+        " print(r.seats[0].stderr.split()[1], flush=True)"
     )
     done = subprocess.run([sys.executable, "-c", script, str(code)], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -149,8 +150,8 @@ def test_a_fast_match_needs_far_fewer_cgroup_writes_than_two_per_move(
         real(self, throttled)
 
     monkeypatch.setattr(Cgroups, "set_throttled", counted)
-    seats = [Seat("a", code_dir=bot("echo_start")), Seat("b", code_dir=bot("ignore_end"))]
-    result = run_match(pile, seats, 5, {"pile": 40}, limits=replace(FAST, move_ms=2000))
+    seats = [BotSeat("a", code_dir=bot("echo_start")), BotSeat("b", code_dir=bot("ignore_end"))]
+    result = play_match(pile, seats, 5, {"pile": 40}, limits=replace(FAST, move_ms=2000))
     assert [seat.fault for seat in result.seats] == [None, None]
     moves = sum(seat.moves for seat in result.seats)
     assert moves >= 10
@@ -160,14 +161,14 @@ def test_a_fast_match_needs_far_fewer_cgroup_writes_than_two_per_move(
 
 # ----- pre-started matches -------------------------------------------------------------------------------------------
 def test_a_prepared_match_is_the_same_game_with_its_start_up_clock_from_the_start_message() -> None:
-    seats = [Seat("a", code_dir=example_dir("love_letter")), Seat("b", code_dir=example_dir("love_letter"))]
+    seats = [BotSeat("a", code_dir=example_dir("love_letter")), BotSeat("b", code_dir=example_dir("love_letter"))]
     limits = replace(FAST, startup_ms=500)
     prepared = prepare_match("love_letter", seats, 7, limits=limits)
     time.sleep(0.8)  # the worker records the previous match; the bots wait for their start message meanwhile
     result = prepared.play()
     assert [seat.fault for seat in result.seats] == [None, None]  # waiting longer than startup_ms is not a fault
     assert all(seat.startup_ms is not None and seat.startup_ms < 500 for seat in result.seats)
-    again = run_match("love_letter", seats, 7, limits=limits)
+    again = play_match("love_letter", seats, 7, limits=limits)
     assert [m["action"] for m in result.replay["moves"]] == [m["action"] for m in again.replay["moves"]]
     with pytest.raises(RuntimeError, match="already played"):
         prepared.play()
@@ -175,7 +176,7 @@ def test_a_prepared_match_is_the_same_game_with_its_start_up_clock_from_the_star
 
 def test_a_prepared_match_can_be_discarded_without_leaving_anything(pile: str, tmp_path: Path) -> None:
     token = f"{os.getpid()}.23"
-    seats = [Seat("daemon", code_dir=make_bot(tmp_path, "daemon", TOKEN=token)), RANDOM]
+    seats = [BotSeat("daemon", code_dir=make_bot(tmp_path, "daemon", TOKEN=token)), RANDOM]
     with prepare_match(pile, seats, 1, limits=FAST):
         deadline = time.monotonic() + 10
         while not [p for p in slot_uid_processes() if token in p[2]]:  # started before any start message

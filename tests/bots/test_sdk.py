@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.runner import Seat, run_match
+from bots.runner import BotSeat, play_match
 from bots.sandbox import SDK_DIR, SYSTEM_PYTHON, get_sandbox
 from bots.sdk import Context, _arity, run
 from tests.bots.conftest import FAST, requires_bwrap
@@ -110,6 +110,6 @@ def test_sandboxed_bots_load_the_sdk_from_its_precompiled_bytecode(pile: str, tm
     (tmp_path / "main.py").write_text(_PYC_PROBE)
     tmp_path.chmod(0o755)
     (tmp_path / "main.py").chmod(0o644)
-    result = run_match(pile, [Seat("probe", code_dir=tmp_path), Seat("r", builtin="random")], 1, limits=FAST)
+    result = play_match(pile, [BotSeat("probe", code_dir=tmp_path), BotSeat("r", builtin="random")], 1, limits=FAST)
     assert result.seats[0].fault is None, result.seats[0].stderr
     assert "code object from '/parlour/parlour_sdk/__pycache__/__init__.cpython-" in result.seats[0].stderr

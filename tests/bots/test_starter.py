@@ -1,4 +1,4 @@
-"""Starter kits: what is in the zip, that it is a valid upload, and that the kit's bot really plays (run_match)."""
+"""Starter kits: what is in the zip, that it is a valid upload, and that the kit's bot really plays (play_match)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from bots.authoring import starter
 from bots.packaging import package_upload, unpack
-from bots.runner import Seat, run_match
+from bots.runner import BotSeat, play_match
 from bots.sandbox import Limits
 from games.registry import GAMES, example_dir, get_game
 from tests.bots.conftest import requires_bwrap
@@ -87,8 +87,8 @@ def test_the_smoke_test_catches_an_illegal_answer(tmp_path: Path) -> None:
 def test_the_kits_bot_plays_a_whole_match(tmp_path: Path, game_id: str) -> None:
     folder = _extract(game_id, tmp_path)
     players = get_game(game_id).min_players
-    seats = [Seat(label="kit", code_dir=folder)] + [Seat(label="r", builtin="random")] * (players - 1)
-    result = run_match(game_id, seats, seed=3, sandbox="none")
+    seats = [BotSeat(label="kit", code_dir=folder)] + [BotSeat(label="r", builtin="random")] * (players - 1)
+    result = play_match(game_id, seats, seed=3, sandbox="none")
     assert result.seats[0].fault is None, result.seats[0]
     assert result.seats[0].moves > 0
 
@@ -98,9 +98,9 @@ def test_the_kits_sdk_bot_plays_in_the_sandbox_with_notes_and_its_log(tmp_path: 
     folder = _extract("love_letter", tmp_path)
     (folder / "bot.toml").write_text('command = ["python3", "main_sdk.py"]\n')
     (folder / "bot.toml").chmod(0o644)
-    seats = [Seat(label="kit", code_dir=folder), Seat(label="h", builtin="heuristic")]
+    seats = [BotSeat(label="kit", code_dir=folder), BotSeat(label="h", builtin="heuristic")]
     # A grace period after `end`, so that the kit's on_end gets to log (the league kills bots at once: protocol.md).
-    result = run_match("love_letter", seats, seed=4, limits=Limits.for_game("love_letter", end_grace_ms=2000))
+    result = play_match("love_letter", seats, seed=4, limits=Limits.for_game("love_letter", end_grace_ms=2000))
     mine = result.seats[0]
     assert mine.fault is None and mine.cpu_ms is not None
     moves = [m for m in result.replay["moves"] if m["seat"] == 0]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from league import services
+from league.services import outbox
 
 CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -85,7 +85,7 @@ def _renderers_are_static_files(settings) -> None:
 @pytest.fixture(autouse=True)
 def _no_task_queue(monkeypatch: pytest.MonkeyPatch) -> None:
     """Matches here are played in process; nothing must reach the real broker (a worker test could pick it up)."""
-    monkeypatch.setattr(services, "_enqueue", lambda task_name, object_id: None)
+    monkeypatch.setattr(outbox, "enqueue", lambda task_name, object_id: None)
 
 
 @dataclass

@@ -10,8 +10,11 @@ import time
 from typing import Any
 
 from games.registry import builtin_players, get_game, make_player
-from league import services
 from league.models import Bot, Match
+from league.services.bots import do_register_builtin_bots
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 REPLAY_FORMAT = "parlour-replay/1"
 STRONGEST = ("heuristic", "greedy", "smart")
@@ -77,11 +80,11 @@ def record_match(game_id: str, players: int | None = None, seed: int = 1, names:
     game = get_game(game_id)
     count = len(names) if names else min(max(players or 3, game.min_players), game.max_players)
     names = names or player_names(game_id, count)
-    services.do_register_builtin_bots([game_id])
+    do_register_builtin_bots([game_id])
     versions = [Bot.objects.get(game=game_id, name=name, is_builtin=True).current_version() for name in names]
-    match = services.do_create_match(game_id, versions, seed=seed)
-    claimed = services.do_claim_match(match.pk)
+    match = do_create_match(game_id, versions, seed=seed)
+    claimed = do_claim_match(match.pk)
     assert claimed is not None
     labels = [version.label for version in versions]
-    assert services.do_record_match_result(match.pk, play_replay(game_id, names, seed, labels))
+    assert do_record_match_result(match.pk, runner_result(play_replay(game_id, names, seed, labels)))
     return Match.objects.get(pk=match.pk)

@@ -10,10 +10,14 @@ from django.conf import settings as django_settings
 from django.test import Client
 
 from games.registry import GAMES
-from league import services, tournaments
 from league.models import Bot
+from league.services.bots import do_create_bot, do_register_builtin_bots
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
+from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from tests.browser.recorded import play_replay, record_match
+from tests.results import runner_result
 
 
 @pytest.fixture
@@ -21,10 +25,10 @@ def league(transactional_db) -> dict[str, int]:
     """A league with one finished match per game, so every page has something to show."""
     matches = {game_id: record_match(game_id, players=3, seed=31).pk for game_id in GAMES}
     bot = Bot.objects.get(game="love_letter", name="heuristic")
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     entrants = Bot.objects.filter(game="love_letter", is_builtin=True)
-    knockout = tournaments.do_create_tournament(None, "love_letter", "Autumn cup", "knockout", {}, entrants)
-    tournaments.do_start_tournament(knockout)
+    knockout = do_create_tournament(None, "love_letter", "Autumn cup", "knockout", {}, entrants)
+    do_start_tournament(knockout)
     return {"bot": bot.pk, "match": matches["love_letter"], "tournament": knockout.pk}
 
 
@@ -54,14 +58,14 @@ def test_every_page_renders_with_a_clean_console(
 
 
 def test_a_bots_stderr_is_shown_to_its_owner_only(open_tab: Callable[..., Tab], live_server, alice, bob) -> None:
-    services.do_register_builtin_bots(["love_letter"])
-    mine = services.do_create_bot(alice, "love_letter", "mine", b"print('hi')\n", "bot.py").versions.get()
+    do_register_builtin_bots(["love_letter"])
+    mine = do_create_bot(alice, "love_letter", "mine", b"print('hi')\n", "bot.py").versions.get()
     other = Bot.objects.get(game="love_letter", name="heuristic").current_version()
-    match = services.do_create_match("love_letter", [mine, other], seed=51)
-    services.do_claim_match(match.pk)
+    match = do_create_match("love_letter", [mine, other], seed=51)
+    do_claim_match(match.pk)
     result = play_replay("love_letter", ["random", "heuristic"], 51, [mine.label, other.label])
     result["seats"][0]["stderr"] = "ALICE-DEBUG-LOG: thinking hard"
-    services.do_record_match_result(match.pk, result)
+    do_record_match_result(match.pk, runner_result(result))
 
     def signed_in(user) -> Tab:  # type: ignore[no-untyped-def]
         tab = open_tab()

@@ -3,8 +3,11 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from league import services
 from league.models import Bot, BotVersion, Match
+from league.services.bots import do_record_validation, do_register_builtin_bots
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _upload(client: APIClient, name: str = "mybot", data: bytes = b"pass\n", filename: str = "bot.py"):
@@ -74,27 +77,29 @@ def test_only_the_owner_uploads_new_versions(alice_api: APIClient, bob_api: APIC
 def test_validation_stderr_is_shown_to_the_owner_only(alice_api: APIClient, bob_api: APIClient) -> None:
     bot_id = _upload(alice_api).json()["id"]
     version = BotVersion.objects.get(bot_id=bot_id)
-    services.do_record_validation(version.pk, False, "crashed", "Traceback: secret detail")
+    do_record_validation(version.pk, False, "crashed", "Traceback: secret detail")
     assert alice_api.get(f"/api/bots/{bot_id}/").json()["versions"][0]["validation_stderr"].startswith("Traceback")
     assert "validation_stderr" not in bob_api.get(f"/api/bots/{bot_id}/").json()["versions"][0]
 
 
 def test_matches_filter_by_bot_and_serve_their_replay(alice, bob, anon_api: APIClient) -> None:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     random_bot, heuristic = (
         Bot.objects.get(name="random", game="love_letter"),
         Bot.objects.get(name="heuristic", game="love_letter"),
     )
-    match = services.do_create_match("love_letter", [random_bot.current_version(), heuristic.current_version()])
-    services.do_claim_match(match.pk)
+    match = do_create_match("love_letter", [random_bot.current_version(), heuristic.current_version()])
+    do_claim_match(match.pk)
     assert anon_api.get(f"/api/matches/{match.pk}/replay/").status_code == 409
-    services.do_record_match_result(
+    do_record_match_result(
         match.pk,
-        {
-            "seats": [{"rank": 1, "score": 7, "fault": None}, {"rank": 2, "score": 3, "fault": None}],
-            "replay": {"format": "parlour-replay/1", "moves": [{"seat": 0, "action": {"card": 4}}]},
-            "wall_ms": 10,
-        },
+        runner_result(
+            {
+                "seats": [{"rank": 1, "score": 7, "fault": None}, {"rank": 2, "score": 3, "fault": None}],
+                "replay": {"format": "parlour-replay/1", "moves": [{"seat": 0, "action": {"card": 4}}]},
+                "wall_ms": 10,
+            }
+        ),
     )
     listed = anon_api.get(f"/api/matches/?bot={heuristic.pk}").json()
     assert [m["id"] for m in listed["results"]] == [match.pk]
@@ -112,7 +117,7 @@ def test_unknown_things_are_404_not_500(anon_api: APIClient, url: str) -> None:
 
 
 def test_lists_are_paginated(anon_api: APIClient, db) -> None:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     body = anon_api.get("/api/bots/?limit=1").json()
     assert body["count"] == Bot.objects.count() and len(body["results"]) == 1 and body["next"]
     assert Match.objects.count() == 0
@@ -143,9 +148,9 @@ def test_the_leaderboard_is_paged_in_the_database_with_true_ranks(
 
 
 def _queued_matches(count: int) -> list[Match]:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     versions = [Bot.objects.get(name=name, game="love_letter").current_version() for name in ("random", "heuristic")]
-    return [services.do_create_match("love_letter", versions) for _ in range(count)]
+    return [do_create_match("love_letter", versions) for _ in range(count)]
 
 
 def test_the_match_list_pages_by_cursor_without_counting(anon_api: APIClient, db) -> None:

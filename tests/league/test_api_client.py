@@ -21,8 +21,9 @@ import pytest
 from django.contrib.auth.models import User
 
 from games.registry import example_dir
-from league import services
 from league.models import Bot
+from league.services.bots import do_register_builtin_bots
+from league.services.tokens import do_create_token
 
 pytest.importorskip("openapi_python_client")
 
@@ -73,7 +74,7 @@ def _load(names: list[str]) -> dict[str, ModuleType]:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, importable: Path) -> None:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     generated = generate_client(live_server.url, importable)
     assert generated.returncode == 0, generated.stdout + generated.stderr
     assert "warning" not in (generated.stdout + generated.stderr).lower(), generated.stdout + generated.stderr
@@ -118,7 +119,7 @@ def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, i
 
     # With a token: who am I, a second token created and revoked.
     user = User.objects.create_user("newcomer", "new@example.org", "correct horse battery")
-    key = services.do_create_token(user, "laptop")[1]
+    key = do_create_token(user, "laptop")[1]
     signed_in = client_module.AuthenticatedClient(
         base_url=live_server.url, token=key, prefix="Token", raise_on_unexpected_status=True
     )

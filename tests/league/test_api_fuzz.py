@@ -28,8 +28,11 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from games.registry import GAMES
-from league import challenges, services, tournaments
 from league.models import Bot
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.services.challenges import do_create_challenge
+from league.services.tokens import do_create_token
+from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.browser.recorded import record_match
 from tests.conftest import EXAMPLE_BOT
 from tests.league.tournament_helpers import by_strength, make_bots, play_out
@@ -62,31 +65,29 @@ class World:
 
 
 def _seed() -> World:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     alice = User.objects.create_user("alice", "alice@example.org", "x")
     bob = User.objects.create_user("bob", "bob@example.org", "x")
     staff = User.objects.create_user("carol", "carol@example.org", "x", is_staff=True)
-    ready = services.do_create_bot(alice, "love_letter", "mine", EXAMPLE_BOT, "main.py", "alice's")
-    services.do_record_validation(ready.versions.get().pk, True, "ok", "alice's stderr")
-    pending = services.do_create_bot(alice, "love_letter", "pending", EXAMPLE_BOT, "main.py")
-    bobs = services.do_create_bot(bob, "love_letter", "bobs", EXAMPLE_BOT, "main.py")
+    ready = do_create_bot(alice, "love_letter", "mine", EXAMPLE_BOT, "main.py", "alice's")
+    do_record_validation(ready.versions.get().pk, True, "ok", "alice's stderr")
+    pending = do_create_bot(alice, "love_letter", "pending", EXAMPLE_BOT, "main.py")
+    bobs = do_create_bot(bob, "love_letter", "bobs", EXAMPLE_BOT, "main.py")
     matches = [record_match("love_letter", players=players, seed=seed) for players, seed in ((2, 1), (3, 2), (4, 3))]
     matches.append(record_match("ten", seed=4))
     entrants = make_bots(staff, "love_letter", 4, prefix="cup")
-    finished = tournaments.do_create_tournament(staff, "love_letter", "cup", "round_robin", {}, entrants)
-    finished = play_out(tournaments.do_start_tournament(finished), by_strength({}))
-    running = tournaments.do_start_tournament(
-        tournaments.do_create_tournament(staff, "love_letter", "running", "round_robin", {}, entrants)
-    )
+    finished = do_create_tournament(staff, "love_letter", "cup", "round_robin", {}, entrants)
+    finished = play_out(do_start_tournament(finished), by_strength({}))
+    running = do_start_tournament(do_create_tournament(staff, "love_letter", "running", "round_robin", {}, entrants))
     drafts = [
-        tournaments.do_create_tournament(staff, "love_letter", f"draft{n}", fmt, {}, entrants[: 2 + n])
+        do_create_tournament(staff, "love_letter", f"draft{n}", fmt, {}, entrants[: 2 + n])
         for n, fmt in enumerate(("swiss", "round_robin", "knockout"))
     ]
     builtins = list(Bot.objects.filter(game="love_letter", is_builtin=True).values_list("pk", flat=True))
-    challenge = challenges.do_create_challenge(alice, ready.pk, builtins[:1], 2)
-    own = {"user": services.do_create_token(alice, "fuzz"), "staff": services.do_create_token(staff, "fuzz")}
-    spare = [services.do_create_token(alice, f"spare{n}")[0].pk for n in range(6)]
-    bob_token = services.do_create_token(bob, "bob's")[0].pk
+    challenge = do_create_challenge(alice, ready.pk, builtins[:1], 2)
+    own = {"user": do_create_token(alice, "fuzz"), "staff": do_create_token(staff, "fuzz")}
+    spare = [do_create_token(alice, f"spare{n}")[0].pk for n in range(6)]
+    bob_token = do_create_token(bob, "bob's")[0].pk
     bots = [ready.pk, ready.pk, pending.pk, bobs.pk, builtins[0], entrants[0].pk]  # alice's own most often
     return World(
         tokens={actor: key for actor, (_, key) in own.items()},

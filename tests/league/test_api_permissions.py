@@ -13,9 +13,13 @@ from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
-from league import services
 from league.models import Bot, Tournament
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
+from league.services.tokens import do_create_token
 from tests.conftest import EXAMPLE_BOT
+from tests.results import runner_result
 
 SECRET = "SECRET-STDERR-of-alice"
 ANON_WRITE = {401, 403}
@@ -84,25 +88,27 @@ def _build_world() -> dict[str, Any]:
     alice = User.objects.create_user("alice", "alice@example.org", "x")
     bob = User.objects.create_user("bob", "bob@example.org", "x")
     staff = User.objects.create_user("carol", password="x", is_staff=True)
-    services.do_register_builtin_bots()
-    bot = services.do_create_bot(alice, "love_letter", "mine", EXAMPLE_BOT, "b.py")
-    services.do_record_validation(bot.versions.get().pk, False, "crashed", SECRET)
+    do_register_builtin_bots()
+    bot = do_create_bot(alice, "love_letter", "mine", EXAMPLE_BOT, "b.py")
+    do_record_validation(bot.versions.get().pk, False, "crashed", SECRET)
     rand, heur = (Bot.objects.get(name=n, game="love_letter") for n in ("random", "heuristic"))
-    match = services.do_create_match("love_letter", [rand.current_version(), heur.current_version()])
-    services.do_claim_match(match.pk)
-    services.do_record_match_result(
+    match = do_create_match("love_letter", [rand.current_version(), heur.current_version()])
+    do_claim_match(match.pk)
+    do_record_match_result(
         match.pk,
-        {
-            "seats": [{"rank": 1, "score": 1, "fault": None}, {"rank": 2, "score": 0, "fault": None}],
-            "replay": {"format": "parlour-replay/1", "moves": []},
-            "wall_ms": 1,
-        },
+        runner_result(
+            {
+                "seats": [{"rank": 1, "score": 1, "fault": None}, {"rank": 2, "score": 0, "fault": None}],
+                "replay": {"format": "parlour-replay/1", "moves": []},
+                "wall_ms": 1,
+            }
+        ),
     )
     tournament = Tournament.objects.create(
         name="cup", game="love_letter", format="round_robin", created_by=staff, seed=1
     )
-    keys = {user.username: services.do_create_token(user, "api")[1] for user in (alice, bob)}
-    token = services.do_create_token(alice, "spare")[0]
+    keys = {user.username: do_create_token(user, "api")[1] for user in (alice, bob)}
+    token = do_create_token(alice, "spare")[0]
     return {"bot": bot, "match": match, "tournament": tournament, "token": token, "staff": staff, "keys": keys}
 
 

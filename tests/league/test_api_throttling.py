@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from league import services
+from league.services.tokens import do_create_token
 
 
 @pytest.fixture(autouse=True)
@@ -43,8 +43,8 @@ def test_anonymous_requests_are_throttled_by_address(anon_api: APIClient) -> Non
 
 def test_each_token_has_its_own_budget(alice: User) -> None:
     first, second = APIClient(), APIClient()
-    first.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(alice, 'a')[1]}")
-    second.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(alice, 'b')[1]}")
+    first.credentials(HTTP_AUTHORIZATION=f"Token {do_create_token(alice, 'a')[1]}")
+    second.credentials(HTTP_AUTHORIZATION=f"Token {do_create_token(alice, 'b')[1]}")
     with _rates(token="2/min"):
         assert first.get("/api/me/").status_code == 200
         assert first.get("/api/me/").status_code == 200
@@ -54,7 +54,7 @@ def test_each_token_has_its_own_budget(alice: User) -> None:
 
 def test_a_user_budget_covers_all_their_tokens_and_sessions(alice: User, bob_api: APIClient) -> None:
     first, session = APIClient(), APIClient()
-    first.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(alice, 'a')[1]}")
+    first.credentials(HTTP_AUTHORIZATION=f"Token {do_create_token(alice, 'a')[1]}")
     session.force_login(alice)
     with _rates(user="2/min"):
         assert first.get("/api/me/").status_code == 200
@@ -79,7 +79,7 @@ def test_with_a_redis_cache_the_counters_are_shared_by_every_process(alice: User
     shared = redis.Redis.from_url(SHARED_CACHE_URL)
     shared.flushdb()
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(alice, 'a')[1]}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {do_create_token(alice, 'a')[1]}")
     redis_default = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": SHARED_CACHE_URL}
     try:
         with override_settings(CACHES={**settings.CACHES, "default": redis_default}), _rates(token="2/min"):

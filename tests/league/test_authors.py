@@ -17,11 +17,14 @@ from django.test import Client
 
 from bots.authoring import starter
 from bots.limits import Limits
-from bots.runner import Seat, run_match
+from bots.runner import BotSeat, play_match
 from games.registry import GAMES
-from league import services
 from league.models import BotVersion, Match
+from league.services.bots import do_create_bot, do_register_builtin_bots
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
 from league.views_authors import FIRST_BOT_DOC, render_markdown
+from tests.results import runner_result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,22 +117,22 @@ def _sandboxed_kit_match(tmp_path: Path) -> dict:
     (bot / "bot.toml").write_text('command = ["python3", "main_sdk.py"]\n')
     for path in [tmp_path, *tmp_path.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
-    seats = [Seat(label="kit", code_dir=bot), Seat(label="builtin:random", builtin="random")]
+    seats = [BotSeat(label="kit", code_dir=bot), BotSeat(label="builtin:random", builtin="random")]
     # A grace period after `end`, so that the kit's on_end log line is in its stderr (by default the runner kills
     # bots as soon as it has sent `end`: docs/protocol.md).
     limits = Limits.for_game("love_letter", end_grace_ms=2000)
-    return run_match("love_letter", seats, seed=5, limits=limits).to_json()
+    return play_match("love_letter", seats, seed=5, limits=limits).to_json()
 
 
 @pytest.mark.skipif(_bwrap_problem() is not None, reason=_bwrap_problem() or "")
 def test_an_owner_sees_each_move_with_cpu_time_and_note_and_the_stderr(client: Client, alice, bob, tmp_path) -> None:
-    services.do_register_builtin_bots(["love_letter"])
-    mine = services.do_create_bot(alice, "love_letter", "kit", b"print()\n", "main.py").versions.get()
+    do_register_builtin_bots(["love_letter"])
+    mine = do_create_bot(alice, "love_letter", "kit", b"print()\n", "main.py").versions.get()
     random_version = BotVersion.objects.get(bot__name="random", bot__game="love_letter", bot__is_builtin=True)
-    match = services.do_create_match("love_letter", [mine, random_version], seed=5, kind=Match.Kind.CHALLENGE)
-    services.do_claim_match(match.pk)
+    match = do_create_match("love_letter", [mine, random_version], seed=5, kind=Match.Kind.CHALLENGE)
+    do_claim_match(match.pk)
     result = _sandboxed_kit_match(tmp_path)
-    services.do_record_match_result(match.pk, result)
+    do_record_match_result(match.pk, runner_result(result))
 
     client.force_login(alice)
     page = client.get(f"/matches/{match.pk}/").content.decode()
@@ -150,11 +153,11 @@ def test_an_owner_sees_each_move_with_cpu_time_and_note_and_the_stderr(client: C
 
 
 def test_an_owner_sees_why_their_bot_faulted(client: Client, alice) -> None:
-    services.do_register_builtin_bots(["love_letter"])
-    mine = services.do_create_bot(alice, "love_letter", "slow", b"print()\n", "main.py").versions.get()
+    do_register_builtin_bots(["love_letter"])
+    mine = do_create_bot(alice, "love_letter", "slow", b"print()\n", "main.py").versions.get()
     random_version = BotVersion.objects.get(bot__name="random", bot__game="love_letter", bot__is_builtin=True)
-    match = services.do_create_match("love_letter", [mine, random_version], seed=1, kind=Match.Kind.CHALLENGE)
-    services.do_claim_match(match.pk)
+    match = do_create_match("love_letter", [mine, random_version], seed=1, kind=Match.Kind.CHALLENGE)
+    do_claim_match(match.pk)
     fault = {"cause": "timeout", "detail": "no action within 1650 ms (per-move 1000 ms + bank left)", "move": 2}
     moves = [
         {"seat": 0, "action": {"card": 1}, "ms": 3.2, "cpu_ms": 2.5, "note": "thinking", "auto": False},
@@ -169,7 +172,7 @@ def test_an_owner_sees_why_their_bot_faulted(client: Client, alice) -> None:
         "replay": {"format": "parlour-replay/1", "game": "love_letter", "moves": moves, "faults": [fault]},
         "wall_ms": 2000,
     }
-    services.do_record_match_result(match.pk, result)
+    do_record_match_result(match.pk, runner_result(result))
     client.force_login(alice)
     page = client.get(f"/matches/{match.pk}/").content.decode()
     own = page[page.index('id="own-seat-0"') :]

@@ -12,26 +12,31 @@ from django.test.utils import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from league import challenges, services
 from league import tournament_formats as tf
+from league.challenge_queries import challenge_report
 from league.models import Bot, BotVersion, Challenge, Match, RatingChange
+from league.services.bots import do_add_version, do_create_bot, do_record_validation
+from league.services.challenges import do_create_challenge, do_create_version_test
+from league.services.matches import do_claim_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _ready_bot(owner, name: str, game: str = "love_letter") -> Bot:
-    bot = services.do_create_bot(owner, game, name, b"print('hi')\n", "bot.py")
-    services.do_record_validation(bot.versions.get().pk, True, "ok", "")
+    bot = do_create_bot(owner, game, name, b"print('hi')\n", "bot.py")
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
     return bot
 
 
 def _new_version(bot: Bot) -> BotVersion:
-    version = services.do_add_version(bot, b"print('v2')\n", "bot.py")
-    services.do_record_validation(version.pk, True, "ok", "")
+    version = do_add_version(bot, b"print('v2')\n", "bot.py")
+    do_record_validation(version.pk, True, "ok", "")
     return version
 
 
 def _play(match: Match, ranks_by_version: dict[int, int]) -> None:
     """Record a result for ``match``: each seat's rank from its version."""
-    services.do_claim_match(match.pk)
+    do_claim_match(match.pk)
     seats = list(match.seats.order_by("number"))
     result = {
         "seats": [
@@ -41,7 +46,7 @@ def _play(match: Match, ranks_by_version: dict[int, int]) -> None:
         "replay": {"format": "parlour-replay/1", "moves": []},
         "wall_ms": 5,
     }
-    assert services.do_record_match_result(match.pk, result)
+    assert do_record_match_result(match.pk, runner_result(result))
 
 
 @pytest.fixture
@@ -81,7 +86,7 @@ def test_anonymous_users_can_read_a_challenge_but_not_ask_for_one(anon_api: APIC
     response = anon_api.post("/api/challenges/", {"bot": hero.pk, "opponents": [villain.pk], "games": 2}, format="json")
     assert response.status_code in (401, 403)
     assert anon_api.get("/api/challenges/").status_code in (401, 403)
-    challenge = challenges.do_create_challenge(alice, hero.pk, [villain.pk], 2)
+    challenge = do_create_challenge(alice, hero.pk, [villain.pk], 2)
     assert anon_api.get(f"/api/challenges/{challenge.pk}/").status_code == 200
 
 
@@ -110,7 +115,7 @@ def test_bad_requests_are_refused_with_a_reason(alice_api, alice, bob, duel, pay
 
 def test_a_bot_without_a_ready_version_cannot_play(alice_api, alice, duel) -> None:
     _hero, villain = duel
-    pending = services.do_create_bot(alice, "love_letter", "pending", b"print()\n", "bot.py")
+    pending = do_create_bot(alice, "love_letter", "pending", b"print()\n", "bot.py")
     response = alice_api.post("/api/challenges/", {"bot": pending.pk, "opponents": [villain.pk], "games": 2})
     assert response.status_code == 400 and "no ready version" in response.json()["error"]["message"]
 
@@ -147,12 +152,12 @@ def test_the_limit_is_per_user(alice_api, bob_api, duel) -> None:
 
 def test_results_are_counted_pairwise_with_an_elo_estimate_and_no_rating_change(alice, bob, alice_api) -> None:
     hero, villain, third = _ready_bot(alice, "hero"), _ready_bot(bob, "villain"), _ready_bot(bob, "third")
-    challenge = challenges.do_create_challenge(alice, hero.pk, [villain.pk, third.pk], 6)
+    challenge = do_create_challenge(alice, hero.pk, [villain.pk, third.pk], 6)
     hv, vv, tv = (bot.current_version().pk for bot in (hero, villain, third))
     matches = list(challenge.matches.order_by("id"))
     for match in matches[:5]:  # hero first each time; villain and third tie once
         _play(match, {hv: 1, vv: 2, tv: 3} if match != matches[4] else {hv: 2, vv: 1, tv: 2})
-    report = challenges.report(challenge)
+    report = challenge_report(challenge)
     assert (report.finished, report.in_flight) == (5, 1) and report.status == "running"
     by_bot = {row.version.bot_id: row for row in report.rows}
     assert str(by_bot[villain.pk].tally) == "+4 =0 -1"
@@ -171,7 +176,7 @@ def test_results_are_counted_pairwise_with_an_elo_estimate_and_no_rating_change(
 
 def test_the_results_page_shows_the_table(client: Client, alice, bob) -> None:
     hero, villain = _ready_bot(alice, "hero"), _ready_bot(bob, "villain")
-    challenge = challenges.do_create_challenge(alice, hero.pk, [villain.pk], 2)
+    challenge = do_create_challenge(alice, hero.pk, [villain.pk], 2)
     hv, vv = hero.current_version().pk, villain.current_version().pk
     for match in challenge.matches.all():
         _play(match, {hv: 1, vv: 2})
@@ -208,7 +213,7 @@ def test_a_version_test_plays_the_new_version_against_the_previous_one(alice, al
 def test_a_version_test_in_a_three_player_game_fills_the_third_seat_with_a_builtin(alice) -> None:
     bot = _ready_bot(alice, "hero", "high_society")
     _new_version(bot)
-    challenge = challenges.do_create_version_test(alice, bot.pk, 3)
+    challenge = do_create_version_test(alice, bot.pk, 3)
     field = BotVersion.objects.get(pk=challenge.opponents[1])
     assert field.bot.is_builtin and field.bot.name == "heuristic" and len(challenge.opponents) == 2
     assert all(match.seats.count() == 3 for match in challenge.matches.all())
@@ -242,7 +247,7 @@ def test_only_the_owner_may_open_a_bots_challenge_form(client: Client, alice, bo
 
 def test_the_list_shows_only_your_own_challenges(alice_api, bob_api, alice, bob) -> None:
     hero, villain = _ready_bot(alice, "hero"), _ready_bot(bob, "villain")
-    mine = challenges.do_create_challenge(alice, hero.pk, [villain.pk], 2)
-    challenges.do_create_challenge(bob, villain.pk, [hero.pk], 2)
+    mine = do_create_challenge(alice, hero.pk, [villain.pk], 2)
+    do_create_challenge(bob, villain.pk, [hero.pk], 2)
     listed = alice_api.get("/api/challenges/").json()
     assert listed["count"] == 1 and listed["results"][0]["id"] == mine.pk

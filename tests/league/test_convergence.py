@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import secrets
 import statistics
 from dataclasses import dataclass
 from typing import Any
@@ -30,8 +31,11 @@ from django.test.utils import override_settings
 
 from games.love_letter.players import HeuristicPlayer
 from games.simulate import play
-from league import services
 from league.models import Bot, BotVersion, Match, Rating
+from league.services.ladder import do_schedule_ladder
+from league.services.matches import do_claim_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 FRESH_LEAGUE = {"heuristic": 0.0, "sloppy30": 0.3, "sloppy65": 0.65, "random": 1.0}
 FRESH_MATCHES, FRESH_WINDOW = 200, 100
@@ -82,7 +86,7 @@ class League:
         stayed right for ``window`` more (None: it never did)."""
         right = []
         while len(right) < matches:
-            created = services.do_schedule_ladder(self.rng, games=["love_letter"])
+            created = do_schedule_ladder(self.rng, games=["love_letter"])
             assert created, "the scheduler made no table"
             for match in created[: matches - len(right)]:
                 self.play_one(match)
@@ -92,7 +96,7 @@ class League:
         return next((m for m in range(matches - window + 1) if all(right[m : m + window])), None)
 
     def play_one(self, match: Match) -> None:
-        assert services.do_claim_match(match.pk) is not None
+        assert do_claim_match(match.pk) is not None
         seats = list(match.seats.select_related("bot_version").order_by("number"))
         players = [
             SloppyHeuristic(match.seed * 10 + seat.number, self.blunders[seat.bot_version.bot_id]) for seat in seats
@@ -106,7 +110,7 @@ class League:
             "replay": {"format": "parlour-replay/1", "moves": []},
             "wall_ms": 0,
         }
-        assert services.do_record_match_result(match.pk, result)
+        assert do_record_match_result(match.pk, runner_result(result))
 
 
 def _settings(matchmaking: str):  # type: ignore[no-untyped-def]
@@ -117,7 +121,7 @@ def _settings(matchmaking: str):  # type: ignore[no-untyped-def]
 
 def _deterministic_seeds(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:
     rng = random.Random(seed)
-    monkeypatch.setattr(services.secrets, "randbits", lambda bits: rng.getrandbits(bits))
+    monkeypatch.setattr(secrets, "randbits", lambda bits: rng.getrandbits(bits))
     return random.Random(seed + 1000)
 
 

@@ -6,21 +6,22 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from league import services
 from league.models import BotVersion
+from league.services.bots import do_add_version, do_create_bot, do_record_validation
+from league.services.matches import do_claim_next_version, fair_validation_order
 
 CODE = b"print('hi')\n"
 
 
 def _burst(owner, name: str, count: int) -> list[int]:
-    bot = services.do_create_bot(owner, "love_letter", name, CODE, "bot.py")
+    bot = do_create_bot(owner, "love_letter", name, CODE, "bot.py")
     ids = [bot.versions.get().pk]
-    ids += [services.do_add_version(bot, CODE, "bot.py").pk for _ in range(count - 1)]
+    ids += [do_add_version(bot, CODE, "bot.py").pk for _ in range(count - 1)]
     return ids
 
 
 def _order() -> list[int]:
-    return services.fair_validation_order(timezone.now(), 100)
+    return fair_validation_order(timezone.now(), 100)
 
 
 def test_everyones_first_pending_version_comes_before_anyones_second(alice, bob) -> None:
@@ -31,15 +32,15 @@ def test_everyones_first_pending_version_comes_before_anyones_second(alice, bob)
 
 def test_versions_in_flight_or_just_validated_count_as_turns_taken(alice, bob) -> None:
     a = _burst(alice, "burst", 5)
-    claimed = services.do_claim_next_version("worker-1")
+    claimed = do_claim_next_version("worker-1")
     assert claimed.pk == a[0]
     b = _burst(bob, "single", 1)
     # Alice's first is being validated: Bob's one goes before her second...
     assert _order() == [b[0], *a[1:]]
-    services.do_record_validation(a[0], True, "ok", "", claim_token=claimed.claim_token)
+    do_record_validation(a[0], True, "ok", "", claim_token=claimed.claim_token)
     # ...and still does once hers is done (validated in the last hour: a turn she has had).
     assert _order() == [b[0], *a[1:]]
-    assert services.do_claim_next_version("worker-2").pk == b[0]
+    assert do_claim_next_version("worker-2").pk == b[0]
 
 
 def test_only_claimable_versions_are_offered(alice, bob) -> None:
@@ -55,7 +56,7 @@ def test_only_claimable_versions_are_offered(alice, bob) -> None:
 
 def test_a_validation_from_long_ago_is_no_longer_a_turn_taken(alice, bob) -> None:
     old = _burst(alice, "old", 1)[0]
-    services.do_record_validation(old, True, "ok", "")
+    do_record_validation(old, True, "ok", "")
     BotVersion.objects.filter(pk=old).update(validated=timezone.now() - timedelta(hours=2))
     b = _burst(bob, "first", 1)
     a = _burst(alice, "new", 1)

@@ -10,15 +10,18 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from league import services
 from league.invariants import check_league
 from league.models import Bot, BotVersion, Match, Rating, RatingChange
+from league.services.bots import do_create_bot, do_record_validation
+from league.services.matches import do_claim_match, do_create_match, do_fail_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _bot(owner, name: str) -> BotVersion:
-    bot = services.do_create_bot(owner, "love_letter", name, b"print('hi')\n", "bot.py")
+    bot = do_create_bot(owner, "love_letter", name, b"print('hi')\n", "bot.py")
     version = bot.versions.get()
-    services.do_record_validation(version.pk, True, "ok", "")
+    do_record_validation(version.pk, True, "ok", "")
     return BotVersion.objects.get(pk=version.pk)
 
 
@@ -31,10 +34,10 @@ def _result(ranks: list[int]) -> dict:
 
 
 def _play(versions: list[BotVersion], ranks: list[int], kind: str = Match.Kind.LADDER) -> Match:
-    match = services.do_create_match("love_letter", versions, seed=1, kind=kind)
-    claimed = services.do_claim_match(match.pk, worker="test")
+    match = do_create_match("love_letter", versions, seed=1, kind=kind)
+    claimed = do_claim_match(match.pk, worker="test")
     assert claimed is not None
-    assert services.do_record_match_result(match.pk, _result(ranks), claim_token=claimed.claim_token)
+    assert do_record_match_result(match.pk, runner_result(_result(ranks)), claim_token=claimed.claim_token)
     return Match.objects.get(pk=match.pk)
 
 
@@ -54,12 +57,12 @@ def played(alice) -> dict[str, Match]:
         "challenge": _play([a, c], [1, 2], kind=Match.Kind.CHALLENGE),
         "mirror": _play([a, a], [1, 2]),
     }
-    failed = services.do_create_match("love_letter", [a, b])
-    services.do_claim_match(failed.pk)
-    services.do_fail_match(failed.pk, "ValueError: a bug")
-    matches["queued"] = services.do_create_match("love_letter", [b, c])
-    running = services.do_create_match("love_letter", [c, a])
-    services.do_claim_match(running.pk, worker="w1")
+    failed = do_create_match("love_letter", [a, b])
+    do_claim_match(failed.pk)
+    do_fail_match(failed.pk, "ValueError: a bug")
+    matches["queued"] = do_create_match("love_letter", [b, c])
+    running = do_create_match("love_letter", [c, a])
+    do_claim_match(running.pk, worker="w1")
     matches["running"] = Match.objects.get(pk=running.pk)
     return matches
 

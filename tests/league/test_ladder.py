@@ -10,20 +10,30 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test.utils import override_settings
 from django.utils import timezone
 
-from league import services
 from league.models import Bot, BotVersion, Match, Rating
 from league.pairing import seat_spread
+from league.services.bots import (
+    do_add_version,
+    do_create_bot,
+    do_disable_bot,
+    do_record_validation,
+    do_register_builtin_bots,
+)
+from league.services.ladder import do_schedule_ladder, ladder_config
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 
 def _ready_bot(owner, name: str, game: str = "love_letter") -> Bot:
-    bot = services.do_create_bot(owner, game, name, b"print('hi')\n", "bot.py")
-    services.do_record_validation(bot.versions.get().pk, True, "ok", "")
+    bot = do_create_bot(owner, game, name, b"print('hi')\n", "bot.py")
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
     return bot
 
 
 def _finish_all(ranks_of=lambda match: None) -> None:  # type: ignore[no-untyped-def]
     for match in Match.objects.filter(status=Match.Status.QUEUED).order_by("id"):
-        services.do_claim_match(match.pk)
+        do_claim_match(match.pk)
         seats = match.seats.count()
         faults = ranks_of(match) or [None] * seats
         result = {
@@ -34,22 +44,22 @@ def _finish_all(ranks_of=lambda match: None) -> None:  # type: ignore[no-untyped
             "replay": {"moves": []},
             "wall_ms": 1,
         }
-        services.do_record_match_result(match.pk, result)
+        do_record_match_result(match.pk, runner_result(result))
 
 
 def _ladder(game: str = "love_letter") -> list[Match]:
-    return [m for m in services.do_schedule_ladder(random.Random(7), games=[game])]
+    return [m for m in do_schedule_ladder(random.Random(7), games=[game])]
 
 
 @override_settings(LADDER_WORKER_CAPACITY=3, LADDER_QUEUE_DEPTH=10)
 def test_the_queue_never_outgrows_the_workers(alice) -> None:
     for name in "abcdef":
         _ready_bot(alice, name)
-    services.do_register_builtin_bots(["high_society"])
-    assert len(services.do_schedule_ladder(random.Random(1))) == 3
-    assert services.do_schedule_ladder(random.Random(2)) == []
+    do_register_builtin_bots(["high_society"])
+    assert len(do_schedule_ladder(random.Random(1))) == 3
+    assert do_schedule_ladder(random.Random(2)) == []
     Match.objects.filter(pk=Match.objects.order_by("id").first().pk).update(status=Match.Status.FINISHED)
-    assert len(services.do_schedule_ladder(random.Random(3))) == 1
+    assert len(do_schedule_ladder(random.Random(3))) == 1
 
 
 @override_settings(
@@ -82,22 +92,22 @@ def test_table_sizes_and_time_controls_come_from_the_game_settings(alice) -> Non
 )
 def test_bad_game_settings_fail_loudly(entry: dict) -> None:
     with override_settings(LADDER_GAMES={"love_letter": entry}), pytest.raises(ImproperlyConfigured):
-        services.ladder_config("love_letter")
+        ladder_config("love_letter")
 
 
 def test_only_the_newest_ready_version_of_an_eligible_bot_is_ever_scheduled(alice, bob, django_user_model) -> None:
     good = _ready_bot(alice, "good")
-    v2 = services.do_add_version(good, b"print(2)\n", "bot.py")
-    services.do_record_validation(v2.pk, True, "ok", "")
-    services.do_add_version(good, b"print(3)\n", "bot.py")  # pending
-    v4 = services.do_add_version(good, b"print(4)\n", "bot.py")
-    services.do_record_validation(v4.pk, False, "crashed", "")
+    v2 = do_add_version(good, b"print(2)\n", "bot.py")
+    do_record_validation(v2.pk, True, "ok", "")
+    do_add_version(good, b"print(3)\n", "bot.py")  # pending
+    v4 = do_add_version(good, b"print(4)\n", "bot.py")
+    do_record_validation(v4.pk, False, "crashed", "")
     _ready_bot(bob, "other")
-    pending = services.do_create_bot(alice, "love_letter", "pending", b"x\n", "bot.py")
-    rejected = services.do_create_bot(alice, "love_letter", "rejected", b"x\n", "bot.py")
-    services.do_record_validation(rejected.versions.get().pk, False, "crashed", "")
+    pending = do_create_bot(alice, "love_letter", "pending", b"x\n", "bot.py")
+    rejected = do_create_bot(alice, "love_letter", "rejected", b"x\n", "bot.py")
+    do_record_validation(rejected.versions.get().pk, False, "crashed", "")
     disabled = _ready_bot(alice, "disabled")
-    services.do_disable_bot(disabled, alice)
+    do_disable_bot(disabled, alice)
     paused = _ready_bot(alice, "paused")
     Bot.objects.filter(pk=paused.pk).update(paused_at=timezone.now(), paused_reason="faults")
     gone = django_user_model.objects.create_user("gone")
@@ -122,10 +132,10 @@ def test_only_the_newest_ready_version_of_an_eligible_bot_is_ever_scheduled(alic
 
 
 def test_a_version_validated_out_of_order_does_not_replace_a_newer_one(alice) -> None:
-    bot = services.do_create_bot(alice, "love_letter", "b", b"x\n", "bot.py")
-    v2 = services.do_add_version(bot, b"y\n", "bot.py")
-    services.do_record_validation(v2.pk, True, "ok", "")
-    services.do_record_validation(bot.versions.get(number=1).pk, True, "ok", "")
+    bot = do_create_bot(alice, "love_letter", "b", b"x\n", "bot.py")
+    v2 = do_add_version(bot, b"y\n", "bot.py")
+    do_record_validation(v2.pk, True, "ok", "")
+    do_record_validation(bot.versions.get(number=1).pk, True, "ok", "")
     assert dict(bot.versions.values_list("number", "status")) == {1: "retired", 2: "ready"}
     assert bot.current_version().number == 2
 
@@ -149,22 +159,28 @@ def test_a_bot_that_faults_in_more_than_a_tenth_of_its_last_50_matches_is_paused
     ok = {"rank": 1, "score": 0}
     crash = {"cause": "crash", "detail": "exit status 1", "move": 2}
     for n in range(50):
-        match = services.do_create_match("love_letter", versions)
-        services.do_claim_match(match.pk)
+        match = do_create_match("love_letter", versions)
+        do_claim_match(match.pk)
         fault = (timeout if n % 2 else crash) if n in (3, 9, 20, 33, 41) else None
-        services.do_record_match_result(
+        do_record_match_result(
             match.pk,
-            {
-                "seats": [{"rank": 2 if fault else 1, "score": 0, "fault": fault}, {**ok, "rank": 1 if fault else 2}],
-                "replay": {},
-            },
+            runner_result(
+                {
+                    "seats": [
+                        {"rank": 2 if fault else 1, "score": 0, "fault": fault},
+                        {**ok, "rank": 1 if fault else 2},
+                    ],
+                    "replay": {},
+                }
+            ),
         )
     flaky.refresh_from_db()
     assert not flaky.is_paused  # five faults in fifty: exactly 10%, not more
-    match = services.do_create_match("love_letter", versions)
-    services.do_claim_match(match.pk)
-    services.do_record_match_result(
-        match.pk, {"seats": [{"rank": 2, "score": 0, "fault": timeout}, {"rank": 1, "score": 0}], "replay": {}}
+    match = do_create_match("love_letter", versions)
+    do_claim_match(match.pk)
+    do_record_match_result(
+        match.pk,
+        runner_result({"seats": [{"rank": 2, "score": 0, "fault": timeout}, {"rank": 1, "score": 0}], "replay": {}}),
     )
     flaky.refresh_from_db()
     assert flaky.is_paused and "6 of its last 50 matches" in flaky.paused_reason
@@ -186,7 +202,7 @@ def test_a_bot_that_faults_in_more_than_a_tenth_of_its_last_50_matches_is_paused
     assert not flaky.is_paused and flaky.fault_window_start is not None
 
     Bot.objects.filter(pk=flaky.pk).update(paused_at=timezone.now(), paused_reason="again")
-    services.do_record_validation(services.do_add_version(flaky, b"fixed\n", "bot.py").pk, True, "ok", "")
+    do_record_validation(do_add_version(flaky, b"fixed\n", "bot.py").pk, True, "ok", "")
     flaky.refresh_from_db()
     assert not flaky.is_paused and flaky.paused_reason == ""
 
@@ -195,14 +211,14 @@ def test_ratings_follow_the_version_that_played(alice, bob) -> None:
     mine = _ready_bot(alice, "mine")
     _ready_bot(bob, "theirs")
     for _ in range(3):
-        services.do_schedule_ladder(random.Random(1), games=["love_letter"])
+        do_schedule_ladder(random.Random(1), games=["love_letter"])
         _finish_all()
     before = Rating.objects.get(bot=mine)
     assert before.games_since_version == before.games > 0 and before.version == 1
-    v2 = services.do_add_version(mine, b"v2\n", "bot.py")
-    services.do_record_validation(v2.pk, True, "ok", "")
+    v2 = do_add_version(mine, b"v2\n", "bot.py")
+    do_record_validation(v2.pk, True, "ok", "")
     assert BotVersion.objects.get(bot=mine, number=1).status == BotVersion.Status.RETIRED
-    services.do_schedule_ladder(random.Random(2), games=["love_letter"])
+    do_schedule_ladder(random.Random(2), games=["love_letter"])
     _finish_all()
     rating = Rating.objects.get(bot=mine)
     played = rating.games - before.games

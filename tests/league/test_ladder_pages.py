@@ -12,9 +12,12 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from league import services
 from league.models import Bot, BotVersion, Match, Rating, Seat
 from league.queries import head_to_head
+from league.services.bots import do_create_bot, do_disable_bot, do_resume_bot
+from league.services.matches import do_claim_match, do_create_match, do_release_match
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 
 # Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
 # a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
@@ -38,14 +41,14 @@ def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
     rng = random.Random(seed)
     for _ in range(matches):
         table = rng.sample(bots, rng.choice([2, 3]))
-        match = services.do_create_match("love_letter", [bot.versions.get() for bot in table])
-        services.do_claim_match(match.pk)
+        match = do_create_match("love_letter", [bot.versions.get() for bot in table])
+        do_claim_match(match.pk)
         # Lower-numbered bots tend to win, so the order is predictable; the second seat sometimes times out.
         order = sorted(range(len(table)), key=lambda s: table[s].pk + rng.gauss(0, 3))
         ranks = [order.index(s) + 1 for s in range(len(table))]
         fault = {"cause": "timeout", "detail": "too slow", "move": 1} if rng.random() < 0.1 else None
         seats = [{"rank": r, "score": 0.0, "fault": fault if s == 1 else None} for s, r in enumerate(ranks)]
-        services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+        do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     return bots
 
 
@@ -129,10 +132,10 @@ def test_head_to_head_counts_pairs_of_seats_by_rank(db) -> None:
     a, b, c = _league(n=3, matches=0)
     versions = [bot.versions.get() for bot in (a, b, c)]
     for ranks in ([1, 2, 3], [2, 1, 3], [1, 1, 2], [3, 2, 1]):
-        match = services.do_create_match("love_letter", versions)
-        services.do_claim_match(match.pk)
+        match = do_create_match("love_letter", versions)
+        do_claim_match(match.pk)
         seats = [{"rank": rank, "score": 0.0} for rank in ranks]
-        services.do_record_match_result(match.pk, {"seats": seats, "replay": {}})
+        do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}}))
     rows = {row["name"]: row for row in APIClient().get(f"/api/bots/{a.pk}/head-to-head/").json()["results"]}
     assert (rows["owner/bot01"]["wins"], rows["owner/bot01"]["losses"], rows["owner/bot01"]["draws"]) == (1, 2, 1)
     assert (rows["owner/bot02"]["wins"], rows["owner/bot02"]["losses"], rows["owner/bot02"]["draws"]) == (3, 1, 0)
@@ -153,7 +156,7 @@ def test_the_bot_page_query_count_is_pinned(client: Client, db, django_assert_ma
 
 
 def test_a_bot_without_games_has_a_page_without_a_chart(client: Client, alice) -> None:
-    bot = services.do_create_bot(alice, "love_letter", "fresh", b"pass\n", "bot.py")
+    bot = do_create_bot(alice, "love_letter", "fresh", b"pass\n", "bot.py")
     html = client.get(f"/bots/{bot.pk}/").content.decode()
     assert "No rated games yet" in html and "No finished matches yet" in html and "No faults" in html
 
@@ -182,7 +185,7 @@ def test_the_api_bot_detail_has_the_interval_faults_and_pause(db) -> None:
 
 
 def test_only_the_owner_can_pause_or_resume_through_the_api(alice_api: APIClient, bob_api: APIClient, alice) -> None:
-    bot = services.do_create_bot(alice, "love_letter", "mine", b"pass\n", "bot.py")
+    bot = do_create_bot(alice, "love_letter", "mine", b"pass\n", "bot.py")
     assert bob_api.post(f"/api/bots/{bot.pk}/disable/").status_code == 403
     assert alice_api.post(f"/api/bots/{bot.pk}/disable/").json()["is_active"] is False
     Bot.objects.filter(pk=bot.pk).update(paused_at=timezone.now(), paused_reason="x")
@@ -198,10 +201,10 @@ def test_the_leaderboard_api_refuses_an_unknown_sort(anon_api: APIClient, db) ->
 
 
 def _play(bots: list[Bot], ranks: list[int]) -> Match:
-    match = services.do_create_match("love_letter", [bot.versions.get() for bot in bots])
-    services.do_claim_match(match.pk)
+    match = do_create_match("love_letter", [bot.versions.get() for bot in bots])
+    do_claim_match(match.pk)
     seats = [{"rank": rank, "score": 0.0} for rank in ranks]
-    services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     return match
 
 
@@ -223,12 +226,12 @@ def test_a_cached_leaderboard_shows_a_result_as_soon_as_it_is_recorded(client: C
 def test_a_match_still_running_while_another_is_recorded_is_not_hidden_by_the_cache(client: Client, db) -> None:
     """The later commit of an earlier match changes the fingerprint too (it leaves the running set)."""
     a, b, c, d = _league(n=4, matches=0)
-    first = services.do_create_match("love_letter", [a.versions.get(), b.versions.get()])
-    services.do_claim_match(first.pk)
+    first = do_create_match("love_letter", [a.versions.get(), b.versions.get()])
+    do_claim_match(first.pk)
     _play([c, d], [1, 2])
     assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "0"
     seats = [{"rank": 1, "score": 0.0}, {"rank": 2, "score": 0.0}]
-    services.do_record_match_result(first.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    do_record_match_result(first.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "1"
 
 
@@ -238,11 +241,11 @@ def test_a_cached_leaderboard_shows_pauses_resumes_and_bots_taken_off_the_ladder
     assert 'class="tag paused"' not in client.get("/games/love_letter/").content.decode()
     Bot.objects.filter(pk=bots[1].pk).update(paused_at=timezone.now(), paused_reason="faulted")  # as the ladder does
     assert 'class="tag paused"' in client.get("/games/love_letter/").content.decode()
-    services.do_resume_bot(bots[1], owner)
+    do_resume_bot(bots[1], owner)
     assert 'class="tag paused"' not in client.get("/games/love_letter/").content.decode()
-    services.do_disable_bot(bots[2], owner)
+    do_disable_bot(bots[2], owner)
     assert "owner/bot02" not in client.get("/games/love_letter/").content.decode()
-    services.do_resume_bot(bots[2], owner)
+    do_resume_bot(bots[2], owner)
     assert "owner/bot02" in client.get("/games/love_letter/").content.decode()
 
 
@@ -299,14 +302,14 @@ def test_a_cached_bot_page_shows_a_new_match_queued_running_and_finished_at_once
     a, _b, c = _league(n=3, matches=4)
     client.get(f"/bots/{a.pk}/")
     assert client.get(f"/bots/{a.pk}/").content == client.get(f"/bots/{a.pk}/").content  # warm
-    match = services.do_create_match("love_letter", [a.versions.get(), c.versions.get()])
+    match = do_create_match("love_letter", [a.versions.get(), c.versions.get()])
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
     assert f"#{match.pk}<" in newest and 'class="status queued"' in newest
-    services.do_claim_match(match.pk)
+    do_claim_match(match.pk)
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
     assert f"#{match.pk}<" in newest and 'class="status running"' in newest
     seats = [{"rank": 2, "score": 0.0}, {"rank": 1, "score": 0.0, "fault": None}]
-    services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
     assert f"#{match.pk}<" in newest and 'class="status finished"' in newest
     assert '<span class="seat winner">owner/bot02 <small>#1</small>' in newest
@@ -317,12 +320,12 @@ def test_a_cached_bot_page_shows_a_match_going_back_to_the_queue(client: Client,
     match, as they were."""
     a, b = _league(n=2, matches=0)
     table = [a.versions.get(), b.versions.get()]
-    first, second, third = (services.do_create_match("love_letter", table) for _ in range(3))
-    services.do_claim_match(first.pk)
+    first, second, third = (do_create_match("love_letter", table) for _ in range(3))
+    do_claim_match(first.pk)
     rows = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())
     assert ['class="status queued"' in row for row in rows] == [True, True, False]
-    services.do_claim_match(second.pk)
-    services.do_release_match(first.pk, "the broker went away")
+    do_claim_match(second.pk)
+    do_release_match(first.pk, "the broker went away")
     rows = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())
     assert ['class="status queued"' in row for row in rows] == [True, False, True]
     assert f"#{third.pk}<" in rows[0]

@@ -3,19 +3,19 @@ from __future__ import annotations
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from league import services
 from league.models import Bot
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
 
 
 def test_the_home_page_lists_every_game(client: Client, db) -> None:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     response = client.get("/")
     assert response.status_code == 200
     assert b"Love Letter" in response.content and b"parlour/heuristic" in response.content
 
 
 def test_the_leaderboard_lists_bots_with_elo(client: Client, db) -> None:
-    services.do_register_builtin_bots()
+    do_register_builtin_bots()
     response = client.get("/games/love_letter/")
     assert response.status_code == 200 and b"1500" in response.content
     assert client.get("/games/chess/").status_code == 404
@@ -61,8 +61,8 @@ def test_a_token_is_shown_once_and_can_be_revoked(client: Client, alice) -> None
 
 
 def test_a_bot_page_hides_stderr_from_other_users(client: Client, alice, bob) -> None:
-    bot = services.do_create_bot(alice, "love_letter", "b", b"pass\n", "bot.py")
-    services.do_record_validation(bot.versions.get().pk, False, "crashed", "SECRET-TRACE")
+    bot = do_create_bot(alice, "love_letter", "b", b"pass\n", "bot.py")
+    do_record_validation(bot.versions.get().pk, False, "crashed", "SECRET-TRACE")
     client.force_login(bob)
     assert b"SECRET-TRACE" not in client.get(f"/bots/{bot.pk}/").content
     client.force_login(alice)

@@ -9,11 +9,11 @@ import random
 import pytest
 
 from league import ratings
-from league.ratings import BotRating, SeatResult, rate_match
+from league.ratings import BotRating, RatedSeat, rate_match
 
 
-def _seats(*ranks: int, version: int = 1) -> list[SeatResult]:
-    return [SeatResult(rank=rank, version=version) for rank in ranks]
+def _seats(*ranks: int, version: int = 1) -> list[RatedSeat]:
+    return [RatedSeat(rank=rank, version=version) for rank in ranks]
 
 
 def test_rate_match_moves_elo_exactly_as_the_design_says() -> None:
@@ -54,7 +54,7 @@ def test_a_new_version_is_provisional_again_and_less_certain() -> None:
 
 def test_a_late_result_of_an_older_version_does_not_reset_the_newer_one() -> None:
     current = BotRating(games=50, games_since_version=5, version=3)
-    after = rate_match([current, BotRating()], [SeatResult(1, 2), SeatResult(2, 1)])[0]
+    after = rate_match([current, BotRating()], [RatedSeat(1, 2), RatedSeat(2, 1)])[0]
     assert (after.version, after.games_since_version) == (3, 6)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from league import services
 from league.models import Bot, BotVersion, Rating
 from league.reasons import public_reason
+from league.services.matches import do_release_version
 
 
 @pytest.mark.parametrize(
@@ -30,6 +30,6 @@ def test_a_released_validation_stores_the_reason_fit_to_show(alice) -> None:
     Rating.objects.create(bot=bot)
     version = BotVersion.objects.create(bot=bot, number=1, archive=b"x", archive_size=1, claim_token="t", attempts=1)
     error = "OSError: [Errno 36] File name too long: '/srv/var/bot-code/.unpack-1/" + "d/" * 3000 + "'"
-    assert services.do_release_version(version.pk, error, claim_token="t")
+    assert do_release_version(version.pk, error, claim_token="t")
     version.refresh_from_db()
     assert version.validation_log == "Attempt 1 failed: OSError: [Errno 36] File name too long: '<path>'"

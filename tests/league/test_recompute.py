@@ -12,8 +12,10 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from league import services
 from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import distinct_bots, do_record_match_result
+from tests.results import runner_result
 
 GAMES_TO_RECORD = 2000
 
@@ -30,15 +32,15 @@ def _league(bots: int, game: str = "love_letter") -> list[Bot]:
 
 
 def _record(versions: list[BotVersion], ranks: list[int], kind: str = Match.Kind.LADDER) -> Match:
-    match = services.do_create_match(versions[0].bot.game, versions, seed=1, kind=kind)
-    services.do_claim_match(match.pk)
+    match = do_create_match(versions[0].bot.game, versions, seed=1, kind=kind)
+    do_claim_match(match.pk)
     _finish(match, ranks)
     return match
 
 
 def _finish(match: Match, ranks: list[int]) -> None:
     seats = [{"rank": rank, "score": float(-rank), "fault": None} for rank in ranks]
-    assert services.do_record_match_result(match.pk, {"seats": seats, "replay": {}, "wall_ms": 1})
+    assert do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
 
 
 def _running(tables: list[tuple[list[BotVersion], str]]) -> list[Match]:
@@ -69,7 +71,7 @@ def test_recompute_equals_the_incremental_ratings_exactly_after_thousands_of_mat
     current = {bot.pk: bot.versions.get() for bot in bots}
     retired: list[BotVersion] = []
     clock = [timezone.now()]
-    stopped = mock.patch("league.services.timezone.now", side_effect=lambda: clock[0])
+    stopped = mock.patch("league.services.recording.timezone.now", side_effect=lambda: clock[0])
     stopped.start()
     for chunk in range(0, GAMES_TO_RECORD, 100):
         tables, results = [], []
@@ -95,7 +97,7 @@ def test_recompute_equals_the_incremental_ratings_exactly_after_thousands_of_mat
     stopped.stop()
 
     ladder = Match.objects.filter(kind=Match.Kind.LADDER).prefetch_related("seats__bot_version")
-    twice = [match for match in ladder if not services.distinct_bots(list(match.seats.all()))]
+    twice = [match for match in ladder if not distinct_bots(list(match.seats.all()))]
     assert len(twice) == GAMES_TO_RECORD // 200
     unrated_seats = sum(len(match.seats.all()) for match in twice)
     assert RatingChange.objects.count() == Seat.objects.filter(match__kind=Match.Kind.LADDER).count() - unrated_seats
@@ -132,6 +134,6 @@ def test_a_result_recorded_twice_changes_ratings_once(db) -> None:
     bots = _league(2)
     match = _record([bot.versions.get() for bot in bots], [1, 2])
     again = {"seats": [{"rank": 2, "score": 0}, {"rank": 1, "score": 0}], "replay": {}}
-    assert not services.do_record_match_result(match.pk, again)
+    assert not do_record_match_result(match.pk, runner_result(again))
     assert RatingChange.objects.filter(match=match).count() == 2
     _check()

@@ -7,11 +7,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from bots.runner import Seat as RunnerSeat
-from bots.runner import run_match
-from league import retention, services
+from bots.runner import BotSeat, play_match
+from league import retention
 from league.models import Bot, BotVersion, Match
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
 from parlour.celery import app
+from tests.results import runner_result
 from workers.tasks import delete_old_logs
 
 STDERR = "thinking hard\n" * 4000  # ~56 KB, as a chatty bot leaves in every match
@@ -20,23 +23,23 @@ STDERR = "thinking hard\n" * 4000  # ~56 KB, as a chatty bot leaves in every mat
 def _played(versions: list[BotVersion], days_ago: float, seed: int) -> Match:
     """A real match of built-in players, recorded through the services as a worker would, with stderr on every seat
     and a note on every move (built-in players write neither), finished ``days_ago`` days ago."""
-    match = services.do_create_match("love_letter", versions, seed=seed)
-    claimed = services.do_claim_match(match.pk, worker="test")
-    result = run_match(
-        "love_letter", [RunnerSeat(label=str(v), builtin="random") for v in versions], seed=seed, sandbox="none"
+    match = do_create_match("love_letter", versions, seed=seed)
+    claimed = do_claim_match(match.pk, worker="test")
+    result = play_match(
+        "love_letter", [BotSeat(label=str(v), builtin="random") for v in versions], seed=seed, sandbox="none"
     ).to_json()
     for seat in result["seats"]:
         seat["stderr"] = STDERR
     for number, move in enumerate(result["replay"]["moves"]):
         move["note"] = f"plan {number}"
-    assert services.do_record_match_result(match.pk, result, claim_token=claimed.claim_token)
+    assert do_record_match_result(match.pk, runner_result(result), claim_token=claimed.claim_token)
     Match.objects.filter(pk=match.pk).update(finished_at=timezone.now() - timedelta(days=days_ago))
     return Match.objects.get(pk=match.pk)
 
 
 @pytest.fixture
 def house(db) -> list[BotVersion]:
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     bots = Bot.objects.filter(game="love_letter", is_builtin=True).order_by("name")[:2]
     return [bot.versions.get() for bot in bots]
 
@@ -73,10 +76,10 @@ def test_old_logs_are_deleted_and_the_replay_is_kept(house, settings) -> None:
 
 def test_validation_stderr_is_deleted_after_the_retention_period(alice, settings) -> None:
     settings.LOG_RETENTION_DAYS = 7
-    old = services.do_create_bot(alice, "love_letter", "old", b"print('hi')\n", "bot.py").versions.get()
-    new = services.do_create_bot(alice, "love_letter", "new", b"print('hi')\n", "bot.py").versions.get()
+    old = do_create_bot(alice, "love_letter", "old", b"print('hi')\n", "bot.py").versions.get()
+    new = do_create_bot(alice, "love_letter", "new", b"print('hi')\n", "bot.py").versions.get()
     for version in (old, new):
-        services.do_record_validation(version.pk, False, "crashed", "Traceback: oops\n" * 100)
+        do_record_validation(version.pk, False, "crashed", "Traceback: oops\n" * 100)
     BotVersion.objects.filter(pk=old.pk).update(validated=timezone.now() - timedelta(days=8))
 
     assert retention.do_delete_old_logs().versions == 1

@@ -8,9 +8,18 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from league import services, tournaments
 from league.models import Match, Tournament
+from league.services.matches import do_claim_match
+from league.services.recording import do_record_match_result
+from league.services.tokens import do_create_token
+from league.services.tournaments import (
+    do_advance_tournament,
+    do_create_tournament,
+    do_pause_tournament,
+    do_start_tournament,
+)
 from tests.league.tournament_helpers import by_strength, make_bots, play_out, result
+from tests.results import runner_result
 
 
 @pytest.fixture
@@ -28,7 +37,7 @@ def staff_client(staff) -> Client:
 @pytest.fixture
 def staff_api(staff) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {services.do_create_token(staff, 'ops')[1]}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {do_create_token(staff, 'ops')[1]}")
     return client
 
 
@@ -66,7 +75,7 @@ def test_staff_create_a_tournament_in_the_admin(staff, staff_client) -> None:
 
 def test_staff_edit_a_draft_in_the_admin(staff, staff_client) -> None:
     bots = make_bots(staff, "high_society", 5)
-    tournament = tournaments.do_create_tournament(staff, "high_society", "Draft", "swiss", {}, bots[:3])
+    tournament = do_create_tournament(staff, "high_society", "Draft", "swiss", {}, bots[:3])
     url = f"/admin/league/tournament/{tournament.pk}/change/"
     page = staff_client.get(url)
     assert page.status_code == 200 and b'name="table_size"' in page.content
@@ -113,11 +122,11 @@ def test_the_admin_form_refuses_bots_of_another_game(staff, staff_client) -> Non
 )
 def test_admin_actions_ask_for_confirmation_then_act(staff, staff_client, action, before, after) -> None:
     bots = make_bots(staff, "love_letter", 3)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
     if before.get("start"):
-        tournaments.do_start_tournament(tournament)
+        do_start_tournament(tournament)
     if before.get("pause"):
-        tournaments.do_pause_tournament(tournament)
+        do_pause_tournament(tournament)
     url = "/admin/league/tournament/"
     page = staff_client.post(url, {"action": action, "_selected_action": [tournament.pk]})
     assert page.status_code == 200
@@ -133,7 +142,7 @@ def test_admin_actions_ask_for_confirmation_then_act(staff, staff_client, action
 
 def test_an_admin_action_that_is_refused_says_why(staff, staff_client) -> None:
     bots = make_bots(staff, "love_letter", 1)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Tiny", "round_robin", {}, bots)
+    tournament = do_create_tournament(staff, "love_letter", "Tiny", "round_robin", {}, bots)
     response = staff_client.post(
         "/admin/league/tournament/",
         {"action": "start_tournaments", "_selected_action": [tournament.pk], "post": "yes"},
@@ -146,8 +155,8 @@ def test_an_admin_action_that_is_refused_says_why(staff, staff_client) -> None:
 
 def test_a_started_tournament_is_read_only_in_the_admin(staff, staff_client) -> None:
     bots = make_bots(staff, "love_letter", 2)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    do_start_tournament(tournament)
     page = staff_client.get(f"/admin/league/tournament/{tournament.pk}/change/")
     assert page.status_code == 200 and b'name="name"' not in page.content
     staff_client.post(f"/admin/league/tournament/{tournament.pk}/change/", {"name": "Renamed"})
@@ -238,9 +247,9 @@ def test_staff_add_entrants_to_a_draft_through_the_api(staff, staff_api) -> None
 
 def test_the_list_shows_running_and_finished_tournaments_but_drafts_only_to_staff(staff, staff_client, client) -> None:
     bots = make_bots(staff, "love_letter", 2)
-    tournaments.do_create_tournament(staff, "love_letter", "Secret draft", "round_robin", {}, bots)
-    done = tournaments.do_create_tournament(staff, "love_letter", "Done cup", "round_robin", {}, bots)
-    tournaments.do_start_tournament(done)
+    do_create_tournament(staff, "love_letter", "Secret draft", "round_robin", {}, bots)
+    done = do_create_tournament(staff, "love_letter", "Done cup", "round_robin", {}, bots)
+    do_start_tournament(done)
     play_out(done, by_strength(_strength(bots)))
     public = client.get("/tournaments/").content.decode()
     assert "Done cup" in public and "Secret draft" not in public and "staff/bot0" in public
@@ -251,12 +260,12 @@ def test_the_list_shows_running_and_finished_tournaments_but_drafts_only_to_staf
 
 def test_the_page_shows_standings_with_tie_breaks_progress_and_every_match(staff, client) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Swiss open", "swiss", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Swiss open", "swiss", {}, bots)
+    do_start_tournament(tournament)
     first = Match.objects.filter(round__tournament=tournament).order_by("id").first()
-    services.do_claim_match(first.pk)
-    services.do_record_match_result(first.pk, result([1, 2]))
-    tournaments.do_advance_tournament(tournament.pk)
+    do_claim_match(first.pk)
+    do_record_match_result(first.pk, runner_result(result([1, 2])))
+    do_advance_tournament(tournament.pk)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "<progress" in page and "round 1 of 2: 1 of 2 games played" in page
     assert "Buchholz" in page and "SB" in page and "Wins" in page
@@ -267,8 +276,8 @@ def test_the_page_shows_standings_with_tie_breaks_progress_and_every_match(staff
 
 def test_a_knockout_page_draws_its_bracket_without_javascript(staff, client, django_assert_max_num_queries) -> None:
     bots = make_bots(staff, "love_letter", 6)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "KO", "knockout", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {}, bots)
+    do_start_tournament(tournament)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "<svg" in page and "Semi-finals" in page and "Final" in page and "<script" not in page
     assert page.count('class="box placeholder"') == 2 + 1, "the semi-finals and the final are still to come"
@@ -282,10 +291,8 @@ def test_a_knockout_page_draws_its_bracket_without_javascript(staff, client, dja
 
 def test_a_four_player_knockout_bracket_has_a_box_per_table(staff, client) -> None:
     bots = make_bots(staff, "high_society", 8)
-    tournament = tournaments.do_create_tournament(
-        staff, "high_society", "HS KO", "knockout", {"table_size": 4, "advance": 2}, bots
-    )
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "high_society", "HS KO", "knockout", {"table_size": 4, "advance": 2}, bots)
+    do_start_tournament(tournament)
     play_out(tournament, by_strength(_strength(bots)))
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert page.count('<g class="box"') == 3 and page.count('class="link"') == 2

@@ -1,5 +1,5 @@
-"""Tournament services (league/tournaments.py): set-up and its refusals, each format end to end for two-player and
-four-player tables (results recorded through the services as a worker records them), forfeits, failures, pausing,
+"""Tournament services (league/services/tournaments.py): set-up and its refusals, each format end to end for two-player
+and four-player tables (results recorded through the services as a worker records them), forfeits, failures, pausing,
 cancelling, and whether the games change ladder Elo."""
 
 from __future__ import annotations
@@ -11,9 +11,24 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from league import services, tournaments
 from league.models import Bot, BotVersion, Entry, Match, Rating, RatingChange, Round, Tournament
+from league.services.errors import ServiceError
+from league.services.matches import do_claim_match, do_release_match
+from league.services.recompute import do_recompute_ratings
+from league.services.recording import do_record_match_result
+from league.services.tournaments import (
+    do_add_entry,
+    do_advance_running_tournaments,
+    do_advance_tournament,
+    do_cancel_tournament,
+    do_create_tournament,
+    do_pause_tournament,
+    do_resume_tournament,
+    do_start_tournament,
+    do_update_tournament,
+)
 from tests.league.tournament_helpers import by_strength, make_bots, play_out, result
+from tests.results import runner_result
 
 
 @pytest.fixture
@@ -47,7 +62,7 @@ def _nothing_started(tournament: Tournament) -> None:
 
 def test_it_creates_a_draft_with_its_entrants_and_every_setting_filled_in(staff) -> None:
     bots = make_bots(staff, "love_letter", 3)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", " Spring cup ", "round_robin", {}, bots)
+    tournament = do_create_tournament(staff, "love_letter", " Spring cup ", "round_robin", {}, bots)
     assert (tournament.name, tournament.status, tournament.rated) == ("Spring cup", "draft", False)
     assert tournament.settings["table_size"] == 2 and tournament.settings["games_per_pairing"] == 1
     assert tournament.settings["forfeit_after"] == 3 and tournament.settings["duplicate"] is False
@@ -68,23 +83,23 @@ def test_it_creates_a_draft_with_its_entrants_and_every_setting_filled_in(staff)
 )
 def test_it_refuses_bad_settings_and_stores_nothing(staff, game, fmt, given, code, message) -> None:
     bots = make_bots(staff, "love_letter", 3)
-    with pytest.raises(services.ServiceError, match=message) as error:
-        tournaments.do_create_tournament(staff, game, "Cup", fmt, given, bots)
+    with pytest.raises(ServiceError, match=message) as error:
+        do_create_tournament(staff, game, "Cup", fmt, given, bots)
     assert (error.value.status, error.value.code) == (400, code)
     assert not Tournament.objects.exists() and not Entry.objects.exists()
 
 
 def test_it_refuses_entrants_of_another_game_and_stores_nothing(staff) -> None:
     bots = make_bots(staff, "love_letter", 2) + make_bots(staff, "high_society", 1, prefix="hs")
-    with pytest.raises(services.ServiceError, match=r"another game than love_letter: staff/hs0 \(high_society\)"):
-        tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    with pytest.raises(ServiceError, match=r"another game than love_letter: staff/hs0 \(high_society\)"):
+        do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
     assert not Tournament.objects.exists()
 
 
 def test_it_refuses_the_same_bot_twice(staff) -> None:
     bot = make_bots(staff, "love_letter", 1)[0]
-    with pytest.raises(services.ServiceError, match="only once"):
-        tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, [bot, bot])
+    with pytest.raises(ServiceError, match="only once"):
+        do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, [bot, bot])
 
 
 @pytest.mark.parametrize(
@@ -93,9 +108,9 @@ def test_it_refuses_the_same_bot_twice(staff) -> None:
 )
 def test_starting_with_too_few_entrants_is_a_400_and_nothing_starts(staff, fmt, given, count, needed) -> None:
     bots = make_bots(staff, "love_letter", count)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", fmt, given, bots)
-    with pytest.raises(services.ServiceError, match=f"needs at least {needed} entrants; this one has {count}") as e:
-        tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", fmt, given, bots)
+    with pytest.raises(ServiceError, match=f"needs at least {needed} entrants; this one has {count}") as e:
+        do_start_tournament(tournament)
     assert (e.value.status, e.value.code) == (400, "too_few_entrants")
     _nothing_started(tournament)
 
@@ -104,9 +119,9 @@ def test_starting_with_a_rejected_or_unvalidated_version_is_a_400_and_nothing_st
     bots = make_bots(staff, "love_letter", 4)
     BotVersion.objects.filter(bot=bots[1]).update(status=BotVersion.Status.REJECTED)
     BotVersion.objects.filter(bot=bots[2]).update(status=BotVersion.Status.PENDING)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
-    with pytest.raises(services.ServiceError) as error:
-        tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    with pytest.raises(ServiceError) as error:
+        do_start_tournament(tournament)
     assert (error.value.status, error.value.code) == (400, "rejected_version")
     assert "staff/bot1 has no version that passed validation (its newest version is rejected)" in error.value.message
     assert "staff/bot2 has no version that passed validation (its newest version is pending)" in error.value.message
@@ -115,43 +130,41 @@ def test_starting_with_a_rejected_or_unvalidated_version_is_a_400_and_nothing_st
 
 def test_a_pinned_rejected_version_is_refused_when_entered(staff) -> None:
     bots = make_bots(staff, "love_letter", 2)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots[:1])
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots[:1])
     rejected = BotVersion.objects.create(bot=bots[1], number=2, builtin="random", status=BotVersion.Status.REJECTED)
-    with pytest.raises(services.ServiceError, match="was rejected by validation"):
-        tournaments.do_add_entry(tournament, bots[1], rejected)
+    with pytest.raises(ServiceError, match="was rejected by validation"):
+        do_add_entry(tournament, bots[1], rejected)
     assert tournament.entries.count() == 1
 
 
 def test_a_knockout_the_entrants_cannot_fill_is_refused_with_advice(staff) -> None:
     bots = make_bots(staff, "high_society", 8)
-    tournament = tournaments.do_create_tournament(
-        staff, "high_society", "Cup", "knockout", {"table_size": 4, "advance": 1}, bots
-    )
-    with pytest.raises(services.ServiceError, match="the final would have 2 players") as error:
-        tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "high_society", "Cup", "knockout", {"table_size": 4, "advance": 1}, bots)
+    with pytest.raises(ServiceError, match="the final would have 2 players") as error:
+        do_start_tournament(tournament)
     assert error.value.status == 400
     _nothing_started(tournament)
 
 
 def test_a_second_start_is_a_409(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    do_start_tournament(tournament)
     matches = Match.objects.count()
-    with pytest.raises(services.ServiceError, match="already running") as error:
-        tournaments.do_start_tournament(tournament)
+    with pytest.raises(ServiceError, match="already running") as error:
+        do_start_tournament(tournament)
     assert (error.value.status, error.value.code) == (409, "already_started")
     assert Match.objects.count() == matches
 
 
 def test_a_started_tournament_cannot_be_edited(staff) -> None:
     bots = make_bots(staff, "love_letter", 3)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots[:2])
-    tournaments.do_update_tournament(tournament, bots=bots, settings={"games_per_pairing": 2})
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots[:2])
+    do_update_tournament(tournament, bots=bots, settings={"games_per_pairing": 2})
     assert tournament.entries.count() == 3
-    tournaments.do_start_tournament(tournament)
-    with pytest.raises(services.ServiceError, match="only a draft can be changed") as error:
-        tournaments.do_update_tournament(tournament, rated=True)
+    do_start_tournament(tournament)
+    with pytest.raises(ServiceError, match="only a draft can be changed") as error:
+        do_update_tournament(tournament, rated=True)
     assert error.value.status == 409
 
 
@@ -161,8 +174,8 @@ def test_a_started_tournament_cannot_be_edited(staff) -> None:
 def test_starting_seeds_by_elo_and_pins_versions_that_a_later_upload_does_not_change(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
     Rating.objects.filter(bot=bots[3]).update(elo=2500)  # the weakest name, the best rating: seed 1
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    do_start_tournament(tournament)
     seeds = dict(tournament.entries.values_list("bot__name", "seed"))
     assert seeds == {"bot3": 1, "bot0": 2, "bot1": 3, "bot2": 4}
     first = {entry.bot_id: entry.bot_version_id for entry in tournament.entries.all()}
@@ -176,8 +189,8 @@ def test_starting_seeds_by_elo_and_pins_versions_that_a_later_upload_does_not_ch
 def test_round_one_matches_are_queued_tournament_games_with_the_time_control(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
     settings = {"time_control": {"move_ms": 500, "bank_ms": 5000}}
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "round_robin", settings, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", settings, bots)
+    do_start_tournament(tournament)
     matches = list(Match.objects.filter(round__tournament=tournament))
     assert len(matches) == 2 and {m.round.number for m in matches} == {1}
     assert all(m.kind == Match.Kind.TOURNAMENT and m.status == Match.Status.QUEUED for m in matches)
@@ -187,10 +200,10 @@ def test_round_one_matches_are_queued_tournament_games_with_the_time_control(sta
 
 def test_advancing_twice_changes_nothing(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "swiss", {}, bots)
-    tournaments.do_start_tournament(tournament)
-    tournaments.do_advance_tournament(tournament.pk)
-    tournaments.do_advance_tournament(tournament.pk)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "swiss", {}, bots)
+    do_start_tournament(tournament)
+    do_advance_tournament(tournament.pk)
+    do_advance_tournament(tournament.pk)
     assert Match.objects.filter(round__tournament=tournament).count() == 2
     assert tournament.rounds.count() == 1
 
@@ -200,10 +213,8 @@ def test_advancing_twice_changes_nothing(staff) -> None:
 
 def test_a_two_player_round_robin_plays_every_pairing_and_ranks_by_points(staff) -> None:
     bots = make_bots(staff, "love_letter", 5)
-    tournament = tournaments.do_create_tournament(
-        staff, "love_letter", "RR", "round_robin", {"games_per_pairing": 2}, bots
-    )
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {"games_per_pairing": 2}, bots)
+    do_start_tournament(tournament)
     tournament = play_out(tournament, by_strength(_strength(bots)))
     assert tournament.status == Tournament.Status.FINISHED and tournament.finished_at
     met = _pairs_met(tournament)
@@ -225,8 +236,8 @@ def test_a_two_player_round_robin_plays_every_pairing_and_ranks_by_points(staff)
 
 def test_a_four_player_round_robin_seats_every_pair_together(staff) -> None:
     bots = make_bots(staff, "love_letter", 6)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "RR4", "round_robin", {"table_size": 4}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR4", "round_robin", {"table_size": 4}, bots)
+    do_start_tournament(tournament)
     tournament = play_out(tournament, by_strength(_strength(bots)))
     assert tournament.status == Tournament.Status.FINISHED
     assert len(_pairs_met(tournament)) == 15
@@ -236,8 +247,8 @@ def test_a_four_player_round_robin_seats_every_pair_together(staff) -> None:
 
 def test_a_two_player_swiss_gives_byes_and_never_repeats_a_pairing(staff) -> None:
     bots = make_bots(staff, "love_letter", 7)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Swiss", "swiss", {"rounds": 3}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Swiss", "swiss", {"rounds": 3}, bots)
+    do_start_tournament(tournament)
     tournament = play_out(tournament, by_strength(_strength(bots)))
     assert tournament.status == Tournament.Status.FINISHED and tournament.rounds.count() == 3
     assert set(_pairs_met(tournament).values()) == {1}
@@ -253,8 +264,8 @@ def test_a_two_player_swiss_gives_byes_and_never_repeats_a_pairing(staff) -> Non
 
 def test_a_four_player_swiss_on_high_society(staff) -> None:
     bots = make_bots(staff, "high_society", 9)
-    tournament = tournaments.do_create_tournament(staff, "high_society", "HS", "swiss", {"table_size": 4}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "high_society", "HS", "swiss", {"table_size": 4}, bots)
+    do_start_tournament(tournament)
     tournament = play_out(tournament, by_strength(_strength(bots)))
     assert tournament.status == Tournament.Status.FINISHED
     assert tournament.planned_rounds == 4 == tournament.rounds.count()
@@ -266,8 +277,8 @@ def test_a_four_player_swiss_on_high_society(staff) -> None:
 
 def test_a_two_player_knockout_seeds_the_bracket_and_plays_best_of_series(staff) -> None:
     bots = make_bots(staff, "love_letter", 6)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "KO", "knockout", {"best_of": 3}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {"best_of": 3}, bots)
+    do_start_tournament(tournament)
     first = tournament.rounds.get(number=1)
     assert first.plan["bracket"] == [[e] for e in first.plan["byes"][:1]] + first.plan["bracket"][1:]
     seeds = dict(Entry.objects.filter(tournament=tournament).values_list("pk", "seed"))
@@ -285,8 +296,8 @@ def test_a_two_player_knockout_seeds_the_bracket_and_plays_best_of_series(staff)
 
 def test_a_tied_series_goes_on_beyond_best_of(staff) -> None:
     bots = make_bots(staff, "love_letter", 2)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "KO", "knockout", {"best_of": 1}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {"best_of": 1}, bots)
+    do_start_tournament(tournament)
     games = iter([[1, 1], [1, 1], [2, 1]])  # two draws, then seat 1 wins
     tournament = play_out(tournament, lambda match, seats: (next(games), [None, None]))
     assert Match.objects.filter(round__tournament=tournament).count() == 3
@@ -297,8 +308,8 @@ def test_a_tied_series_goes_on_beyond_best_of(staff) -> None:
 def test_a_four_player_knockout_advances_the_top_two_of_each_table_in_duplicate(staff) -> None:
     bots = make_bots(staff, "high_society", 8)
     settings = {"table_size": 4, "advance": 2, "duplicate": True}
-    tournament = tournaments.do_create_tournament(staff, "high_society", "HS KO", "knockout", settings, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "high_society", "HS KO", "knockout", settings, bots)
+    do_start_tournament(tournament)
     tournament = play_out(tournament, by_strength(_strength(bots)))
     assert tournament.status == Tournament.Status.FINISHED and tournament.rounds.count() == 2
     final = tournament.rounds.get(number=2)
@@ -317,10 +328,8 @@ def test_a_four_player_knockout_advances_the_top_two_of_each_table_in_duplicate(
 
 def test_a_three_player_final_on_love_letter_with_byes(staff) -> None:
     bots = make_bots(staff, "love_letter", 5)
-    tournament = tournaments.do_create_tournament(
-        staff, "love_letter", "KO", "knockout", {"table_size": 4, "advance": 2}, bots
-    )
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {"table_size": 4, "advance": 2}, bots)
+    do_start_tournament(tournament)
     first = tournament.rounds.get(number=1)
     assert len(first.plan["byes"]) == 1 and [len(t["entries"]) for t in first.plan["tables"]] == [4]
     tournament = play_out(tournament, by_strength(_strength(bots)))
@@ -334,10 +343,10 @@ def test_a_three_player_final_on_love_letter_with_byes(staff) -> None:
 
 def test_a_bot_that_keeps_faulting_forfeits_and_its_opponents_score(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(
+    tournament = do_create_tournament(
         staff, "love_letter", "RR", "round_robin", {"games_per_pairing": 2, "forfeit_after": 3}, bots
     )
-    tournaments.do_start_tournament(tournament)
+    do_start_tournament(tournament)
     strength = _strength(bots)
 
     def crashing_bot3(match, seats):  # type: ignore[no-untyped-def]
@@ -359,10 +368,8 @@ def test_a_bot_that_keeps_faulting_forfeits_and_its_opponents_score(staff) -> No
 
 def test_a_forfeited_entrant_loses_its_knockout_series(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(
-        staff, "love_letter", "KO", "knockout", {"best_of": 5, "forfeit_after": 2}, bots
-    )
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {"best_of": 5, "forfeit_after": 2}, bots)
+    do_start_tournament(tournament)
 
     def bot0_times_out(match, seats):  # type: ignore[no-untyped-def]
         ranks = [2 if seat.bot_version.bot == bots[0] else 1 for seat in seats]
@@ -378,11 +385,11 @@ def test_a_forfeited_entrant_loses_its_knockout_series(staff) -> None:
 def test_a_match_that_fails_for_good_is_void_and_the_round_still_completes(staff, settings) -> None:
     settings.MATCH_MAX_ATTEMPTS = 1
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
+    do_start_tournament(tournament)
     broken = Match.objects.filter(round__tournament=tournament).order_by("id").first()
-    services.do_claim_match(broken.pk)
-    released = services.do_release_match(broken.pk, "SandboxError: no bubblewrap")
+    do_claim_match(broken.pk)
+    released = do_release_match(broken.pk, "SandboxError: no bubblewrap")
     assert released.status == Match.Status.FAILED
     tournament = play_out(tournament, by_strength(_strength(bots)))
     assert tournament.status == Tournament.Status.FINISHED
@@ -396,46 +403,46 @@ def test_a_match_that_fails_for_good_is_void_and_the_round_still_completes(staff
 
 def test_a_paused_tournament_starts_no_new_round_until_resumed(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
-    tournaments.do_pause_tournament(tournament)
-    with pytest.raises(services.ServiceError, match="already paused"):
-        tournaments.do_pause_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
+    do_start_tournament(tournament)
+    do_pause_tournament(tournament)
+    with pytest.raises(ServiceError, match="already paused"):
+        do_pause_tournament(tournament)
     for match in Match.objects.filter(round__tournament=tournament):  # the queued games still play
-        services.do_claim_match(match.pk)
-        services.do_record_match_result(match.pk, result([1, 2]))
-    tournaments.do_advance_tournament(tournament.pk)
+        do_claim_match(match.pk)
+        do_record_match_result(match.pk, runner_result(result([1, 2])))
+    do_advance_tournament(tournament.pk)
     assert Match.objects.filter(round__tournament=tournament).count() == 2
     assert tournament.entries.filter(score=1).count() == 2, "the standings are live even while paused"
-    tournaments.do_resume_tournament(tournament)
-    tournaments.do_advance_tournament(tournament.pk)
+    do_resume_tournament(tournament)
+    do_advance_tournament(tournament.pk)
     assert Match.objects.filter(round__tournament=tournament).count() == 4
-    with pytest.raises(services.ServiceError, match="only a paused tournament") as error:
-        tournaments.do_resume_tournament(tournament)
+    with pytest.raises(ServiceError, match="only a paused tournament") as error:
+        do_resume_tournament(tournament)
     assert error.value.status == 409
 
 
 def test_cancelling_withdraws_the_queued_games_and_keeps_the_played_ones(staff) -> None:
     bots = make_bots(staff, "love_letter", 4)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
+    do_start_tournament(tournament)
     played, queued = Match.objects.filter(round__tournament=tournament).order_by("id")
-    services.do_claim_match(played.pk)
-    services.do_record_match_result(played.pk, result([1, 2]))
-    tournaments.do_cancel_tournament(tournament)
+    do_claim_match(played.pk)
+    do_record_match_result(played.pk, runner_result(result([1, 2])))
+    do_cancel_tournament(tournament)
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.CANCELLED and tournament.finished_at
     queued.refresh_from_db()
     assert queued.status == Match.Status.FAILED and "cancelled" in queued.error
-    assert services.do_claim_match(queued.pk) is None, "a worker that picks the task up finds nothing to play"
+    assert do_claim_match(queued.pk) is None, "a worker that picks the task up finds nothing to play"
     assert Match.objects.get(pk=played.pk).status == Match.Status.FINISHED
-    tournaments.do_advance_tournament(tournament.pk)
+    do_advance_tournament(tournament.pk)
     assert Match.objects.filter(round__tournament=tournament).count() == 2
-    with pytest.raises(services.ServiceError, match="already cancelled") as error:
-        tournaments.do_cancel_tournament(tournament)
+    with pytest.raises(ServiceError, match="already cancelled") as error:
+        do_cancel_tournament(tournament)
     assert error.value.status == 409
-    with pytest.raises(services.ServiceError, match="only a running tournament can be paused"):
-        tournaments.do_pause_tournament(tournament)
+    with pytest.raises(ServiceError, match="only a running tournament can be paused"):
+        do_pause_tournament(tournament)
 
 
 # ----- ratings ------------------------------------------------------------------------------------------------
@@ -444,36 +451,36 @@ def test_cancelling_withdraws_the_queued_games_and_keeps_the_played_ones(staff) 
 def test_tournament_games_leave_ladder_elo_alone_by_default(staff) -> None:
     bots = make_bots(staff, "love_letter", 3)
     Rating.objects.update(elo=1500)  # as a history with no rated games has it
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots)
+    do_start_tournament(tournament)
     before = dict(Rating.objects.values_list("bot_id", "elo"))
     play_out(tournament, by_strength(_strength(bots)))
     assert not RatingChange.objects.exists()
     assert dict(Rating.objects.values_list("bot_id", "elo")) == before
-    assert services.do_recompute_ratings(["love_letter"])[0].differences == []
+    assert do_recompute_ratings(["love_letter"])[0].differences == []
 
 
 def test_a_rated_tournament_changes_elo_and_the_recompute_agrees(staff) -> None:
     bots = make_bots(staff, "love_letter", 3)
     Rating.objects.update(elo=1500)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots, rated=True)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots, rated=True)
+    do_start_tournament(tournament)
     play_out(tournament, by_strength(_strength(bots)))
     assert RatingChange.objects.count() == 6
     assert Rating.objects.get(bot=bots[0]).elo > 1500 > Rating.objects.get(bot=bots[2]).elo
-    report = services.do_recompute_ratings(["love_letter"])[0]
+    report = do_recompute_ratings(["love_letter"])[0]
     assert report.differences == [] and report.matches == 3
 
 
 def test_the_safety_net_advances_every_running_tournament(staff) -> None:
     bots = make_bots(staff, "love_letter", 2)
-    running = tournaments.do_create_tournament(staff, "love_letter", "A", "round_robin", {}, bots)
-    tournaments.do_start_tournament(running)
-    tournaments.do_create_tournament(staff, "love_letter", "B", "round_robin", {}, bots)  # a draft: left alone
+    running = do_create_tournament(staff, "love_letter", "A", "round_robin", {}, bots)
+    do_start_tournament(running)
+    do_create_tournament(staff, "love_letter", "B", "round_robin", {}, bots)  # a draft: left alone
     match = Match.objects.get(round__tournament=running)
-    services.do_claim_match(match.pk)
-    services.do_record_match_result(match.pk, result([2, 1]))
-    assert tournaments.do_advance_running_tournaments() == [running.pk]
+    do_claim_match(match.pk)
+    do_record_match_result(match.pk, runner_result(result([2, 1])))
+    assert do_advance_running_tournaments() == [running.pk]
     running.refresh_from_db()
     assert running.status == Tournament.Status.FINISHED
     assert running.entries.get(position=1).bot_version_id == match.seats.get(number=1).bot_version_id

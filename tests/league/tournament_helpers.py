@@ -8,8 +8,11 @@ from collections.abc import Callable
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from league import services, tournaments
 from league.models import Bot, BotVersion, Match, Rating, Seat, Tournament
+from league.services.matches import do_claim_match
+from league.services.recording import do_record_match_result
+from league.services.tournaments import do_advance_tournament
+from tests.results import runner_result
 
 
 def make_bots(owner: User, game: str, count: int, prefix: str = "bot") -> list[Bot]:
@@ -70,15 +73,15 @@ def play_out(tournament: Tournament, ranker: Ranker, limit: int = 5000) -> Tourn
     for _ in range(limit):
         queued = list(Match.objects.filter(round__tournament=tournament, status=Match.Status.QUEUED).order_by("id"))
         if not queued:
-            tournaments.do_advance_tournament(tournament.pk)
+            do_advance_tournament(tournament.pk)
             if not Match.objects.filter(round__tournament=tournament, status=Match.Status.QUEUED).exists():
                 break
             continue
         match = queued[0]
-        assert services.do_claim_match(match.pk) is not None
+        assert do_claim_match(match.pk) is not None
         seats = list(match.seats.select_related("bot_version__bot").order_by("number"))
         ranks, faults = ranker(match, seats)
-        assert services.do_record_match_result(match.pk, result(ranks, faults))
-        tournaments.do_advance_tournament(tournament.pk)
+        assert do_record_match_result(match.pk, runner_result(result(ranks, faults)))
+        do_advance_tournament(tournament.pk)
     tournament.refresh_from_db()
     return tournament

@@ -18,8 +18,9 @@ from django.contrib.auth.models import User
 from django.core import mail
 
 from games.registry import GAMES
-from league import services, tournaments
 from league.models import Bot
+from league.services.bots import do_register_builtin_bots
+from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.browser.recorded import record_match
 from tests.security.conftest import form_csrf, log_in
 
@@ -183,10 +184,10 @@ def _directives(header: str) -> dict[str, list[str]]:
 
 def test_every_kind_of_page_has_a_strict_content_security_policy(site: str, signed_in) -> None:
     match = record_match("love_letter", players=3, seed=31)
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     entrants = Bot.objects.filter(game="love_letter", is_builtin=True)
-    cup = tournaments.do_create_tournament(None, "love_letter", "Autumn cup", "knockout", {}, entrants)
-    tournaments.do_start_tournament(cup)
+    cup = do_create_tournament(None, "love_letter", "Autumn cup", "knockout", {}, entrants)
+    do_start_tournament(cup)
     pages = ["/", "/first-bot/", "/tournaments/", f"/tournaments/{cup.pk}/", f"/matches/{match.pk}/"]
     pages += [f"/games/{game_id}/" for game_id in GAMES] + [f"/bots/{entrants[0].pk}/"]
     pages += ["/account/login/", "/account/signup/", "/account/password-reset/", "/admin/login/", "/api/docs/"]

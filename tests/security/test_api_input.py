@@ -16,9 +16,11 @@ import pytest
 import requests
 from django.contrib.auth.models import User
 
-from league import services, tournaments
 from league.api.parsers import MAX_DEPTH
 from league.models import Bot, Challenge, Tournament
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.services.tokens import do_create_token
+from league.services.tournaments import do_create_tournament
 from tests.browser.recorded import record_match
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf
@@ -42,14 +44,14 @@ def assert_error(answer: requests.Response, status: int | None = None, field: st
 
 
 def ready_bot(owner: User, name: str) -> Bot:
-    bot = services.do_create_bot(owner, "love_letter", name, EXAMPLE_BOT, "main.py")
-    services.do_record_validation(bot.versions.get().pk, True, "ok", "")
+    bot = do_create_bot(owner, "love_letter", name, EXAMPLE_BOT, "main.py")
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
     return bot
 
 
 def token_session(user: User) -> requests.Session:
     session = requests.Session()
-    session.headers["Authorization"] = f"Token {services.do_create_token(user, 'attack')[1]}"
+    session.headers["Authorization"] = f"Token {do_create_token(user, 'attack')[1]}"
     return session
 
 
@@ -72,7 +74,7 @@ def staff(transactional_db) -> User:
 
 def test_ids_out_of_range_in_a_challenge_body_are_400s_naming_the_field(site: str, alice) -> None:
     user, _ = alice
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     mine = Bot.objects.get(owner=user, name="mine").pk
     builtin = Bot.objects.filter(game="love_letter", is_builtin=True).first().pk
     api = token_session(user)
@@ -93,7 +95,7 @@ def test_ids_out_of_range_in_a_challenge_body_are_400s_naming_the_field(site: st
 
 def test_ids_out_of_range_in_tournament_bodies_are_400s_naming_the_field(site: str, staff: User) -> None:
     entrant = ready_bot(staff, "entrant")
-    draft = tournaments.do_create_tournament(staff, "love_letter", "draft", "round_robin", {}, [])
+    draft = do_create_tournament(staff, "love_letter", "draft", "round_robin", {}, [])
     api = token_session(staff)
     for bad in NOT_IDS:
         new = {"name": "cup", "game": "love_letter", "format": "round_robin", "bots": [bad]}

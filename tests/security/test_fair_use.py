@@ -11,8 +11,9 @@ import requests
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from league import services
 from league.models import Bot, BotVersion
+from league.services.bots import do_add_version, do_create_bot
+from league.services.tokens import do_create_token
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf
 
@@ -21,7 +22,7 @@ def _api(username: str, staff: bool = False) -> requests.Session:
     """A session that speaks to the API with a new user's token, as a script would."""
     user = User.objects.create_user(username, f"{username}@example.org", "correct horse battery", is_staff=staff)
     session = requests.Session()
-    session.headers["Authorization"] = f"Token {services.do_create_token(user, 'script')[1]}"
+    session.headers["Authorization"] = f"Token {do_create_token(user, 'script')[1]}"
     return session
 
 
@@ -124,7 +125,7 @@ def test_the_web_forms_say_why_with_429_and_retry_after(site, signed_in) -> None
     bot = Bot.objects.get(name="first")
     # Ten versions of "first" in the hour (it was uploaded just now): the version form on its page says so.
     for _ in range(9):
-        services.do_add_version(bot, EXAMPLE_BOT, "main.py")
+        do_add_version(bot, EXAMPLE_BOT, "main.py")
     page = f"{site}/bots/{bot.pk}/"
     answer = session.post(
         f"{page}versions/",
@@ -140,9 +141,9 @@ def test_the_web_forms_say_why_with_429_and_retry_after(site, signed_in) -> None
     assert BotVersion.objects.filter(bot=bot).count() == 10
     # Thirty uploads in the hour over all bots: the new-bot form says so too.
     for n in range(2):
-        other = services.do_create_bot(bot.owner, "love_letter", f"other{n}", EXAMPLE_BOT, "main.py")
+        other = do_create_bot(bot.owner, "love_letter", f"other{n}", EXAMPLE_BOT, "main.py")
         for _ in range(9):
-            services.do_add_version(other, EXAMPLE_BOT, "main.py")
+            do_add_version(other, EXAMPLE_BOT, "main.py")
     answer = upload("thirty-first")
     assert answer.status_code == 429 and 3500 < int(answer.headers["Retry-After"]) <= 3600
     assert "30 uploads of yours in the last hour; the limit is 30 an hour" in html.unescape(answer.text)
@@ -153,7 +154,7 @@ def test_the_new_bot_form_refuses_a_twenty_first_bot(site, signed_in) -> None:
     session = signed_in("mallory")
     owner = User.objects.get(username="mallory")
     for n in range(20):
-        services.do_create_bot(owner, "love_letter", f"bot{n}", EXAMPLE_BOT, "main.py")
+        do_create_bot(owner, "love_letter", f"bot{n}", EXAMPLE_BOT, "main.py")
     answer = session.post(
         f"{site}/bots/new/",
         data={"game": "love_letter", "name": "extra", "csrfmiddlewaretoken": form_csrf(session, f"{site}/bots/new/")},

@@ -28,8 +28,8 @@ import pytest
 import requests
 from django.contrib.auth.models import User
 
-from league import services
 from league.models import BotVersion
+from league.services.tokens import do_create_token
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf
 
@@ -109,7 +109,7 @@ def uploader(site: str, signed_in) -> Callable[[str, str, bytes], tuple[int, str
     """``upload(via, filename, data)`` → (status, error text): a new bot through the API (``via="api"``, a token) or
     the site's form (``via="form"``, a signed-in session)."""
     session = signed_in("mallory")
-    key = services.do_create_token(User.objects.get(username="mallory"), "script")[1]
+    key = do_create_token(User.objects.get(username="mallory"), "script")[1]
 
     def upload(via: str, filename: str, data: bytes) -> tuple[int, str]:
         fields = {"game": "love_letter", "name": "intruder"}
@@ -248,7 +248,7 @@ def _session_cookies(session: requests.Session) -> str:
 
 def test_a_1_gb_upload_with_a_token_is_refused_with_413_before_it_is_read(site, watch) -> None:
     user = User.objects.create_user("mallory", "m@example.org", "correct horse battery")
-    key = services.do_create_token(user, "script")[1]
+    key = do_create_token(user, "script")[1]
     content_type, chunks, length = _multipart({"game": "love_letter", "name": "huge"}, 1024 * MIB)
     with watch() as seen:
         answer = _send_head_first(

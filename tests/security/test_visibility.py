@@ -16,10 +16,17 @@ from django.core.exceptions import PermissionDenied
 
 from games.frames import expand_views
 from games.registry import get_game
-from league import challenges, services, tournaments, visibility
+from league import visibility
 from league.models import Bot, BotVersion, Match, Tournament
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.services.challenges import do_create_challenge
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
+from league.services.tokens import do_create_token
+from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.browser.recorded import play_replay
 from tests.conftest import EXAMPLE_BOT
+from tests.results import runner_result
 from tests.security.conftest import form_csrf, log_in
 
 GAME = "love_letter"
@@ -27,20 +34,20 @@ PASSWORD = "correct horse battery"
 
 
 def _house(*names: str) -> list[BotVersion]:
-    services.do_register_builtin_bots([GAME])
+    do_register_builtin_bots([GAME])
     return [Bot.objects.get(game=GAME, name=name, is_builtin=True).current_version() for name in names]
 
 
 def _finish(match: Match) -> None:
     """Record ``match`` as played: a real game of its seed by the built-in players, through the league's service."""
-    services.do_claim_match(match.pk)
+    do_claim_match(match.pk)
     names = ["random"] * match.seats.count()
-    assert services.do_record_match_result(match.pk, play_replay(GAME, names, match.seed))
+    assert do_record_match_result(match.pk, runner_result(play_replay(GAME, names, match.seed)))
 
 
 def _token(username: str, **flags: Any) -> dict[str, str]:
     user = User.objects.create_user(username, f"{username}@example.org", PASSWORD, **flags)
-    return {"Authorization": f"Token {services.do_create_token(user, 'attack')[1]}"}
+    return {"Authorization": f"Token {do_create_token(user, 'attack')[1]}"}
 
 
 def _get(session: requests.Session, url: str, **kwargs: Any) -> requests.Response:
@@ -56,7 +63,7 @@ def _match_in(listing: dict[str, Any], match: Match) -> dict[str, Any]:
 
 def test_a_matchs_seed_gives_away_every_seats_hidden_hand(site: str, stranger: requests.Session) -> None:
     """The leak that hiding is for: from the seed alone, the engine deals the hands no spectator is shown."""
-    match = services.do_create_match(GAME, _house("random", "heuristic"))
+    match = do_create_match(GAME, _house("random", "heuristic"))
     _finish(match)
     seed = _get(stranger, f"{site}/api/matches/{match.pk}/").json()["seed"]
     assert seed == match.seed
@@ -75,9 +82,9 @@ def test_a_matchs_seed_gives_away_every_seats_hidden_hand(site: str, stranger: r
 def test_an_unfinished_matchs_seed_reaches_no_one(
     site: str, stranger: requests.Session, signed_in: Callable[[str], requests.Session], status: str
 ) -> None:
-    match = services.do_create_match(GAME, _house("random", "heuristic"), seed=1_234_567_891)
+    match = do_create_match(GAME, _house("random", "heuristic"), seed=1_234_567_891)
     if status == "running":
-        services.do_claim_match(match.pk)
+        do_claim_match(match.pk)
     secret = str(match.seed)
     mallory = signed_in("mallory")
     for who in (stranger, mallory):
@@ -98,7 +105,7 @@ def test_an_unfinished_matchs_seed_reaches_no_one(
 
 
 def test_a_finished_matchs_seed_and_replay_are_public(site: str, stranger: requests.Session) -> None:
-    match = services.do_create_match(GAME, _house("random", "heuristic"), seed=1_234_567_892)
+    match = do_create_match(GAME, _house("random", "heuristic"), seed=1_234_567_892)
     _finish(match)
     assert _get(stranger, f"{site}/api/matches/{match.pk}/").json()["seed"] == match.seed
     assert _match_in(_get(stranger, f"{site}/api/matches/?status=finished").json(), match)["seed"] == match.seed
@@ -114,8 +121,8 @@ def test_a_tournaments_deals_stay_hidden_until_every_seating_of_them_is_played(
     """Duplicate: both seatings of one deal share its seed, so the first one played must not show it either."""
     staff = User.objects.create_user("staff", password=PASSWORD, is_staff=True)
     bots = [version.bot for version in _house("random", "heuristic")]
-    cup = tournaments.do_create_tournament(staff, GAME, "Cup", "round_robin", {"duplicate": True}, bots)
-    cup = tournaments.do_start_tournament(cup)
+    cup = do_create_tournament(staff, GAME, "Cup", "round_robin", {"duplicate": True}, bots)
+    cup = do_start_tournament(cup)
     first, second = Match.objects.filter(round__tournament=cup).order_by("id")
     assert first.seed == second.seed and Match.objects.filter(round__tournament=cup).count() == 2
 
@@ -142,10 +149,10 @@ def test_a_tournaments_deals_stay_hidden_until_every_seating_of_them_is_played(
 
 def test_a_challenges_seed_and_its_deals_stay_hidden_until_played(site: str, stranger: requests.Session) -> None:
     owner = User.objects.create_user("olive", password=PASSWORD)
-    bot = services.do_create_bot(owner, GAME, "mine", EXAMPLE_BOT, "bot.py")
-    services.do_record_validation(bot.versions.get().pk, True, "ok", "")
+    bot = do_create_bot(owner, GAME, "mine", EXAMPLE_BOT, "bot.py")
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
     (opponent,) = _house("random")
-    challenge = challenges.do_create_challenge(owner, bot.pk, [opponent.bot_id], 4)
+    challenge = do_create_challenge(owner, bot.pk, [opponent.bot_id], 4)
     matches = list(challenge.matches.order_by("id"))
     assert len({m.seed for m in matches}) == 2  # two deals, each played from both seats
     assert all(m.seed - challenge.seed not in range(4) for m in matches)  # derived one way, not by counting
@@ -171,10 +178,8 @@ def test_a_draft_tournament_is_staffs_alone(
 ) -> None:
     bots = [version.bot for version in _house("random", "heuristic")]
     User.objects.create_user("staff", password=PASSWORD, is_staff=True)
-    draft = tournaments.do_create_tournament(None, GAME, "Secret draft cup", "round_robin", {}, bots)
-    shown = tournaments.do_start_tournament(
-        tournaments.do_create_tournament(None, GAME, "Open cup", "round_robin", {}, bots)
-    )
+    draft = do_create_tournament(None, GAME, "Secret draft cup", "round_robin", {}, bots)
+    shown = do_start_tournament(do_create_tournament(None, GAME, "Open cup", "round_robin", {}, bots))
     mallory_api = requests.Session()
     mallory_api.headers.update(_token("mallory_api"))
     staff_api = requests.Session()
@@ -210,8 +215,8 @@ def test_owner_data_is_private_and_a_new_key_is_never_stored(
     api = requests.Session()
     api.headers.update(_token("olive"))
     owner = User.objects.get(username="olive")
-    bot = services.do_create_bot(owner, GAME, "mine", EXAMPLE_BOT, "bot.py")
-    services.do_record_validation(bot.versions.get().pk, False, "crashed", "OLIVE-STDERR")
+    bot = do_create_bot(owner, GAME, "mine", EXAMPLE_BOT, "bot.py")
+    do_record_validation(bot.versions.get().pk, False, "crashed", "OLIVE-STDERR")
 
     assert "private" in _directives(_get(api, f"{site}/api/me/"))
     assert "private" in _directives(_get(api, f"{site}/api/tokens/"))
@@ -231,9 +236,9 @@ def test_owner_data_is_private_and_a_new_key_is_never_stored(
     )
     assert "Token created" in made.text or "laptop" in made.text
     assert made.status_code == 200 and "no-store" in _directives(made)
-    match = services.do_create_match(GAME, [bot.versions.get(), *_house("random")])
-    services.do_claim_match(match.pk)
-    services.do_record_match_result(match.pk, play_replay(GAME, ["random", "random"], match.seed))
+    match = do_create_match(GAME, [bot.versions.get(), *_house("random")])
+    do_claim_match(match.pk)
+    do_record_match_result(match.pk, runner_result(play_replay(GAME, ["random", "random"], match.seed)))
     owner_page = log_in(site, "olive", PASSWORD)
     fault_view = _get(owner_page, f"{site}/matches/{match.pk}/")
     assert "only you can see this" in fault_view.text and "private" in _directives(fault_view)

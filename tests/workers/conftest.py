@@ -111,9 +111,9 @@ def celery_workers(transactional_db, tmp_path: Path) -> Iterator[Workers]:
 @pytest.fixture
 def sent(monkeypatch) -> list[tuple[str, int, float]]:
     """What the services send to the broker (nothing really goes out)."""
-    from league import services
+    from league.services import outbox
 
     messages: list[tuple[str, int, float]] = []
-    monkeypatch.setattr(services, "_enqueue", lambda task, object_id: messages.append((task, object_id, 0)))
-    monkeypatch.setattr(services, "_send_later", lambda task, pk, delay: messages.append((task, pk, delay)))
+    monkeypatch.setattr(outbox, "enqueue", lambda task, object_id: messages.append((task, object_id, 0)))
+    monkeypatch.setattr(outbox, "enqueue_later", lambda task, pk, delay: messages.append((task, pk, delay)))
     return messages

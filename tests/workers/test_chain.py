@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from bots import runner
 from games.registry import example_dir
-from league import services
 from league.invariants import check_league
 from league.models import Match
+from league.services.matches import do_create_match
 from tests.workers.fault_helpers import league_bot
 from workers import tasks
 
@@ -29,7 +29,7 @@ def versions(transactional_db, sent):
 
 
 def _queue(versions, count: int) -> list[Match]:
-    return [services.do_create_match("love_letter", versions, seed=seed) for seed in range(count)]
+    return [do_create_match("love_letter", versions, seed=seed) for seed in range(count)]
 
 
 def _statuses(matches: list[Match]) -> list[str]:
@@ -107,7 +107,7 @@ def test_when_a_result_cannot_be_written_the_match_claimed_behind_it_goes_back_t
     def database_down(*args, **kwargs):
         raise OperationalError("the server closed the connection")
 
-    monkeypatch.setattr(services, "do_record_match_result", database_down)
+    monkeypatch.setattr(tasks, "do_record_match_result", database_down)
     tasks.run_match(first.pk)
     first.refresh_from_db()
     second.refresh_from_db()

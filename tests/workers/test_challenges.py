@@ -8,8 +8,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from games.registry import example_dir
-from league import services
 from league.models import Bot, BotVersion, Challenge, Match, RatingChange
+from league.services.bots import do_register_builtin_bots
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +21,7 @@ def _validated(bot_id: int, number: int) -> bool:
 
 
 def test_a_version_test_and_a_challenge_are_played_by_a_worker(celery_workers, alice_api, example_bot_source) -> None:
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     celery_workers.start()
     response = alice_api.post(
         "/api/bots/",

@@ -17,7 +17,7 @@ import pytest
 from django.test.utils import override_settings
 
 from bots import packaging
-from bots.runner import Seat, run_match
+from bots.runner import BotSeat, play_match
 from bots.sandbox.mounts import shareable_tree as _shareable_tree
 from tests.bots.conftest import requires_bwrap
 from tests.conftest import EXAMPLE_BOT
@@ -138,8 +138,8 @@ def test_in_the_sandbox_a_bot_cannot_write_its_cached_code_or_see_another_versio
         b"CACHE", repr(str(var_dir / "bot-code")).encode()
     )
     mine = code_cache.code_dir(_archive(prying + EXAMPLE_BOT))
-    result = run_match(
-        "love_letter", [Seat("prying", code_dir=mine), Seat("other", code_dir=other)], seed=1, sandbox="bwrap"
+    result = play_match(
+        "love_letter", [BotSeat("prying", code_dir=mine), BotSeat("other", code_dir=other)], seed=1, sandbox="bwrap"
     )
     line = next(line for line in result.seats[0].stderr.splitlines() if line.startswith("PROBE "))
     assert json.loads(line[6:]) == {

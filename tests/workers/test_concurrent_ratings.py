@@ -17,8 +17,9 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 
-from league import services
 from league.models import Bot, BotVersion, Match, Rating, RatingChange
+from league.services.matches import do_create_match
+from league.services.outbox import RUN_MATCH_TASK
 
 pytestmark = pytest.mark.e2e
 
@@ -36,11 +37,9 @@ def test_concurrent_results_never_lose_or_double_a_rating_change(celery_workers)
         celery_workers.start(concurrency=2, LADDER_ENABLED="0")
 
     rng = random.Random(4)
-    matches = [
-        services.do_create_match("love_letter", rng.sample(versions, rng.choice([2, 3, 4]))) for _ in range(MATCHES)
-    ]
+    matches = [do_create_match("love_letter", rng.sample(versions, rng.choice([2, 3, 4]))) for _ in range(MATCHES)]
     for match in matches:  # every task delivered twice: a duplicate must change nothing
-        current_app.send_task(services.RUN_MATCH_TASK, args=[match.pk])
+        current_app.send_task(RUN_MATCH_TASK, args=[match.pk])
 
     def all_finished() -> bool:
         return Match.objects.filter(status=Match.Status.FINISHED).count() == MATCHES

@@ -7,8 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from league import services
 from league.models import Bot, BotVersion, Match, Rating, RatingChange
+from league.services.bots import do_register_builtin_bots
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ def _upload(client: APIClient, name: str, source: bytes) -> int:
 
 
 def test_an_uploaded_bot_is_validated_and_climbs_the_ladder(celery_workers, alice_api, example_bot_source) -> None:
-    services.do_register_builtin_bots(["love_letter"])
+    do_register_builtin_bots(["love_letter"])
     celery_workers.start(beat=True)
     good = _upload(alice_api, "steady", example_bot_source)
     bad = _upload(alice_api, "quitter", CRASHING_BOT)

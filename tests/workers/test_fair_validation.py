@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import User
 
-from league import services
 from league.models import BotVersion
+from league.services.bots import do_add_version, do_create_bot
 from tests.workers.fault_helpers import SLOW_BOT
 
 pytestmark = pytest.mark.e2e
@@ -30,13 +30,13 @@ def test_a_burst_of_uploads_does_not_hold_up_another_users_validation(celery_wor
     celery_workers.start(concurrency=2)
     # A warm-up validation: the worker is up and the sandbox is ready before anything is timed.
     carol = User.objects.create_user("carol")
-    warm = services.do_create_bot(carol, "love_letter", "warm", code, "main.py").versions.get()
+    warm = do_create_bot(carol, "love_letter", "warm", code, "main.py").versions.get()
     celery_workers.wait_for(lambda: BotVersion.objects.get(pk=warm.pk).validated, 120, "the warm-up validation")
 
     # Alice uploads a burst; then Bob uploads one version.
-    bot = services.do_create_bot(alice, "love_letter", "burst", code, "main.py")
-    burst = [bot.versions.get()] + [services.do_add_version(bot, code, "main.py") for _ in range(BURST - 1)]
-    bobs = services.do_create_bot(bob, "love_letter", "single", code, "main.py").versions.get()
+    bot = do_create_bot(alice, "love_letter", "burst", code, "main.py")
+    burst = [bot.versions.get()] + [do_add_version(bot, code, "main.py") for _ in range(BURST - 1)]
+    bobs = do_create_bot(bob, "love_letter", "single", code, "main.py").versions.get()
 
     celery_workers.wait_for(lambda: BotVersion.objects.get(pk=bobs.pk).validated, 120, "Bob's validation")
     done_before_bob = BotVersion.objects.filter(
@@ -50,7 +50,7 @@ def test_a_burst_of_uploads_does_not_hold_up_another_users_validation(celery_wor
     burst_span = burst_end - burst[0].created
 
     # The same upload by Bob with nobody else waiting: the baseline.
-    alone = services.do_add_version(bobs.bot, code, "main.py")
+    alone = do_add_version(bobs.bot, code, "main.py")
     celery_workers.wait_for(lambda: BotVersion.objects.get(pk=alone.pk).validated, 120, "Bob's upload alone")
     baseline = _wait(alone)
 

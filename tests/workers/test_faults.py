@@ -17,8 +17,11 @@ import redis
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from league import services
 from league.models import BotVersion, Match, Rating, RatingChange
+from league.services import outbox
+from league.services.bots import do_create_bot
+from league.services.matches import do_create_match
+from league.services.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
 from tests.workers.fault_helpers import SLOW_BOT, FaultWorkers, PrivateRedis, assert_league_consistent, league_bot
 
 pytestmark = pytest.mark.e2e
@@ -36,7 +39,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
 def league(transactional_db, broker: PrivateRedis, tmp_path: Path, monkeypatch) -> Iterator[FaultWorkers]:
     """Worker processes on the private Redis; this process's league sends its tasks there too."""
     redis.Redis.from_url(broker.url).flushall()
-    monkeypatch.setattr(services, "current_app", broker.app())
+    monkeypatch.setattr(outbox, "current_app", broker.app())
     workers = FaultWorkers(tmp_path, broker)
     yield workers
     workers.stop_all()
@@ -62,7 +65,7 @@ def _counted_once(match: Match) -> None:
 def test_a_worker_killed_in_the_middle_of_a_match_has_it_played_again_and_counted_once(league, owner) -> None:
     slow, rival = league_bot(owner, "slow", source=SLOW_BOT), league_bot(owner, "random", builtin="random")
     doomed = league.start()
-    match = services.do_create_match("love_letter", [slow, rival])
+    match = do_create_match("love_letter", [slow, rival])
     league.wait_for(
         lambda: Match.objects.filter(pk=match.pk, claimed_by__startswith=league.name(doomed)).exists(),
         30,
@@ -87,7 +90,7 @@ def test_a_redis_restart_loses_no_queued_match_and_disturbs_no_running_one(leagu
     # One match per message: a worker playing on through due matches (the chain) would find the lost ones itself;
     # here the sweeper must.
     worker = league.start(beat=True, concurrency=2, MATCH_CHAIN_MAX="1")
-    matches = [services.do_create_match("love_letter", [slow, rivals[n % 3]]) for n in range(6)]
+    matches = [do_create_match("love_letter", [slow, rivals[n % 3]]) for n in range(6)]
     league.wait_for(
         lambda: Match.objects.filter(status=Match.Status.RUNNING).count() == 2, 30, "two matches to be running"
     )
@@ -107,10 +110,10 @@ def test_a_redis_restart_loses_no_queued_match_and_disturbs_no_running_one(leagu
 
 def test_the_same_match_delivered_twice_at_once_is_played_by_one_worker_and_ignored_by_the_other(league, owner) -> None:
     first, second = league.start(), league.start()
-    match = services.do_create_match(
+    match = do_create_match(
         "love_letter", [league_bot(owner, "slow", source=SLOW_BOT), league_bot(owner, "random", builtin="random")]
     )
-    services.current_app.send_task(services.RUN_MATCH_TASK, args=[match.pk])  # the same message, again
+    outbox.current_app.send_task(RUN_MATCH_TASK, args=[match.pk])  # the same message, again
     ignored = f"match {match.pk}: nothing to do"
     idle = league.wait_for(
         lambda: next((worker for worker in (first, second) if ignored in league.log(worker)), None),
@@ -130,7 +133,7 @@ def test_the_same_match_delivered_twice_at_once_is_played_by_one_worker_and_igno
 def test_a_database_connection_cut_while_saving_a_result_is_saved_again_once(league, owner) -> None:
     worker = league.start(PARLOUR_FAULTS="drop_db_while_recording")
     versions = [league_bot(owner, "random", builtin="random"), league_bot(owner, "heuristic", builtin="heuristic")]
-    match = services.do_create_match("love_letter", versions)
+    match = do_create_match("love_letter", versions)
     league.wait_for(lambda: _finished(match), 30, "the match to be recorded")
     log = league.log(worker)
     assert "fault injection: cutting the database connection" in log
@@ -147,8 +150,8 @@ def test_two_matches_of_one_bot_recorded_at_the_same_instant_both_change_its_rat
     barrier = f"record_barrier={tmp_path / 'barrier'}:2"
     workers = [league.start(PARLOUR_FAULTS=barrier), league.start(PARLOUR_FAULTS=barrier)]
     shared = league_bot(owner, "shared", builtin="heuristic")
-    first = services.do_create_match("love_letter", [shared, league_bot(owner, "x", builtin="random")])
-    second = services.do_create_match("love_letter", [league_bot(owner, "y", builtin="random"), shared])
+    first = do_create_match("love_letter", [shared, league_bot(owner, "x", builtin="random")])
+    second = do_create_match("love_letter", [league_bot(owner, "y", builtin="random"), shared])
     league.wait_for(lambda: _finished(first, second), 60, "both matches to be recorded")
     assert all("leaves the record barrier" in league.log(worker) for worker in workers), "recorded at once"
     for match in (first, second):
@@ -166,9 +169,9 @@ def test_two_matches_of_one_bot_recorded_at_the_same_instant_both_change_its_rat
 
 def test_a_version_is_validated_once_though_its_message_is_delivered_twice(league, owner) -> None:
     first, second = league.start(), league.start()
-    bot = services.do_create_bot(owner, "love_letter", "steady", SLOW_BOT.read_bytes(), "main.py")
+    bot = do_create_bot(owner, "love_letter", "steady", SLOW_BOT.read_bytes(), "main.py")
     version = bot.versions.get()
-    services.current_app.send_task(services.VALIDATE_VERSION_TASK, args=[version.pk])
+    outbox.current_app.send_task(VALIDATE_VERSION_TASK, args=[version.pk])
     league.wait_for(
         lambda: BotVersion.objects.get(pk=version.pk).status != BotVersion.Status.PENDING, 60, "the validation"
     )

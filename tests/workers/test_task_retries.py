@@ -4,34 +4,37 @@ back-off), what is not (a bug), and that a result is written again rather than t
 from __future__ import annotations
 
 import time
-from types import SimpleNamespace
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import OperationalError
 from django.test.utils import override_settings
 
+from bots.results import MatchResult
 from bots.sandbox import SandboxError
-from league import services
 from league.models import Match, RatingChange
+from league.services.matches import do_claim_match, do_create_match
+from league.services.outbox import RUN_MATCH_TASK
+from league.services.recording import do_record_match_result
+from tests.results import runner_result
 from tests.workers.fault_helpers import league_bot
 from workers import tasks
 
 
-def _result(ranks: list[int]) -> SimpleNamespace:
+def _result(ranks: list[int]) -> MatchResult:
     data = {
         "seats": [{"rank": rank, "score": 0.0, "fault": None} for rank in ranks],
         "replay": {"format": "parlour-replay/1", "moves": []},
         "wall_ms": 1,
     }
-    return SimpleNamespace(to_json=lambda: data)
+    return runner_result(data)
 
 
 @pytest.fixture
 def match(transactional_db, sent) -> Match:
     owner = User.objects.create(username="league")
     versions = [league_bot(owner, "random", builtin="random"), league_bot(owner, "heuristic", builtin="heuristic")]
-    match = services.do_create_match("love_letter", versions, seed=9)
+    match = do_create_match("love_letter", versions, seed=9)
     sent.clear()
     return match
 
@@ -43,7 +46,7 @@ def test_an_infrastructure_failure_queues_the_match_again_after_a_back_off(match
     assert match.status == Match.Status.QUEUED and match.attempts == 1
     assert match.error == "SandboxError: no bwrap"
     ((task, match_id, delay),) = sent
-    assert (task, match_id) == (services.RUN_MATCH_TASK, match.pk) and delay > 0
+    assert (task, match_id) == (RUN_MATCH_TASK, match.pk) and delay > 0
 
 
 @override_settings(MATCH_MAX_ATTEMPTS=1)
@@ -69,14 +72,14 @@ def test_a_result_the_database_refused_is_written_again_not_played_again(match, 
     plays, failures = [], [OperationalError("server closed the connection"), OperationalError("still closed")]
     monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: plays.append(1) or _result([1, 2]))
     monkeypatch.setattr(tasks.time, "sleep", lambda seconds: None)
-    record = services.do_record_match_result
+    record = do_record_match_result
 
     def flaky(*args, **kwargs):
         if failures:
             raise failures.pop(0)
         return record(*args, **kwargs)
 
-    monkeypatch.setattr(services, "do_record_match_result", flaky)
+    monkeypatch.setattr(tasks, "do_record_match_result", flaky)
     tasks.run_match(match.pk)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.attempts == 1 and plays == [1]
@@ -85,7 +88,7 @@ def test_a_result_the_database_refused_is_written_again_not_played_again(match, 
 
 def test_a_worker_that_cannot_even_release_its_claim_retries_with_it(match, monkeypatch) -> None:
     monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: (_ for _ in ()).throw(SandboxError("gone")))
-    monkeypatch.setattr(services, "do_release_match", lambda *args, **kwargs: (_ for _ in ()).throw(OperationalError()))
+    monkeypatch.setattr(tasks, "do_release_match", lambda *args, **kwargs: (_ for _ in ()).throw(OperationalError()))
     retries = []
 
     class Retry(Exception):
@@ -101,7 +104,7 @@ def test_a_worker_that_cannot_even_release_its_claim_retries_with_it(match, monk
     token = Match.objects.get(pk=match.pk).claim_token
     ((options,),) = [retries]
     assert options["kwargs"] == {"claim_token": token} and options["countdown"] > 0
-    claimed = services.do_claim_match(match.pk, claim_token=token)
+    claimed = do_claim_match(match.pk, claim_token=token)
     assert claimed is not None and claimed.attempts == 2, "the retry takes its claim back without waiting"
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from league import services, tournaments
 from league.models import Match, RatingChange, Round, Tournament
+from league.services.bots import do_register_builtin_bots
+from league.services.tournaments import do_create_tournament, do_start_tournament
 from tests.league.tournament_helpers import make_bots
 
 pytestmark = pytest.mark.e2e
@@ -15,13 +16,11 @@ pytestmark = pytest.mark.e2e
 
 def test_a_round_robin_plays_to_the_end_on_real_workers(celery_workers) -> None:
     staff = User.objects.create_user("staff", is_staff=True)
-    house = services.do_register_builtin_bots(["love_letter"])  # random, heuristic, ...
+    house = do_register_builtin_bots(["love_letter"])  # random, heuristic, ...
     bots = house[:2] + make_bots(staff, "love_letter", 3)
-    tournament = tournaments.do_create_tournament(
-        staff, "love_letter", "Worker cup", "round_robin", {"games_per_pairing": 2}, bots
-    )
+    tournament = do_create_tournament(staff, "love_letter", "Worker cup", "round_robin", {"games_per_pairing": 2}, bots)
     celery_workers.start(concurrency=2)  # no beat: every round must open from the recorded-result hook
-    tournaments.do_start_tournament(tournament)
+    do_start_tournament(tournament)
 
     def finished() -> bool:
         return Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED

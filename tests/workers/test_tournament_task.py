@@ -1,13 +1,16 @@
-"""The ``parlour.advance_tournament`` task: thin over league.tournaments, and on Celery beat as a safety net."""
+"""The ``parlour.advance_tournament`` task: thin over league.services.tournaments; on Celery beat as a safety net."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from league import services, tournaments
 from league.models import Match, Tournament
+from league.services.matches import do_claim_match
+from league.services.recording import do_record_match_result
+from league.services.tournaments import do_create_tournament, do_start_tournament
 from parlour.celery import app
 from tests.league.tournament_helpers import make_bots, result
+from tests.results import runner_result
 from workers import tasks
 
 
@@ -20,17 +23,17 @@ def test_beat_runs_the_safety_net_every_thirty_seconds() -> None:
 def test_the_task_advances_one_tournament_or_every_running_one(db) -> None:
     staff = User.objects.create_user("staff", is_staff=True)
     bots = make_bots(staff, "love_letter", 3)
-    tournament = tournaments.do_create_tournament(staff, "love_letter", "Cup", "swiss", {"rounds": 2}, bots)
-    tournaments.do_start_tournament(tournament)
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "swiss", {"rounds": 2}, bots)
+    do_start_tournament(tournament)
     (match,) = Match.objects.filter(round__tournament=tournament)
-    services.do_claim_match(match.pk)
-    services.do_record_match_result(match.pk, result([1, 2]))
+    do_claim_match(match.pk)
+    do_record_match_result(match.pk, runner_result(result([1, 2])))
     assert tasks.advance_tournament(tournament.pk) == 1
     assert tournament.rounds.count() == 2
     assert tasks.advance_tournament(tournament.pk + 1000) == 1, "a tournament that is gone is no error"
     (second,) = Match.objects.filter(round__number=2, round__tournament=tournament)
-    services.do_claim_match(second.pk)
-    services.do_record_match_result(second.pk, result([2, 1]))
+    do_claim_match(second.pk)
+    do_record_match_result(second.pk, runner_result(result([2, 1])))
     assert tasks.advance_tournament() == 1  # beat: every running tournament
     assert Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED
     assert tasks.advance_tournament() == 0

@@ -10,8 +10,9 @@ import zipfile
 import pytest
 from django.conf import settings
 
-from league import services
 from league.models import Bot, BotVersion, Rating
+from league.services import outbox
+from league.services.outbox import VALIDATE_VERSION_TASK
 from tests.conftest import EXAMPLE_BOT
 from workers.tasks import _describe
 
@@ -35,7 +36,7 @@ def test_an_archive_a_worker_cannot_unpack_is_rejected_at_the_first_attempt(cele
     deep = _stored_unchecked(alice, "deep", {"/".join(["d"] * 3000) + "/x.py": b""})
     celery_workers.start()
     for version in (beside, deep):
-        services.current_app.send_task(services.VALIDATE_VERSION_TASK, args=[version.pk])
+        outbox.current_app.send_task(VALIDATE_VERSION_TASK, args=[version.pk])
 
     def done() -> bool:
         return not BotVersion.objects.filter(status=BotVersion.Status.PENDING).exists()

@@ -1,6 +1,6 @@
 """Tournaments: staff create, start, pause, resume and cancel them; rounds advance as their games finish.
 
-Every write is a ``do_<verb>_<noun>`` function here (league/services.py's conventions: ``ServiceError`` with a code
+Every write is a ``do_<verb>_<noun>`` function here (the services' conventions: ``ServiceError`` with a code
 and an HTTP status, one transaction each, tasks enqueued by name on commit). The formats themselves — schedules,
 pairings, brackets, seats, points, tie-breaks — are pure functions in ``league.tournament_formats``; this module
 loads the records, asks them, and stores the answer. Rules for people: docs/tournaments.md.
@@ -18,29 +18,28 @@ import logging
 import random
 import secrets
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from games.registry import GAMES
-from league import services
 from league import tournament_formats as tf
-from league.models import Bot, BotVersion, Entry, Match, Round, Seat, Tournament
-from league.services import ServiceError
+from league.models import Bot, BotVersion, Entry, Match, Round, Tournament, fault_label
+from league.services import outbox
+from league.services.errors import ErrorCode, ServiceError
+from league.services.matches import do_create_match
+from league.tournament_queries import TournamentRecords, standings
 
 log = logging.getLogger(__name__)
 
-ADVANCE_TOURNAMENT_TASK = services.ADVANCE_TOURNAMENT_TASK
 USABLE_VERSIONS = (BotVersion.Status.READY, BotVersion.Status.RETIRED)  # both passed validation
 
 
 def _enqueue_advance(tournament_id: int) -> None:
-    services._enqueue(ADVANCE_TOURNAMENT_TASK, tournament_id)  # on commit, by name, like every league task
+    outbox.enqueue(outbox.ADVANCE_TOURNAMENT_TASK, tournament_id)  # on commit, by name, like every league task
 
 
 # ----- setting up ---------------------------------------------------------------------------------------------
@@ -49,30 +48,30 @@ def _enqueue_advance(tournament_id: int) -> None:
 def check_settings(game: str, fmt: str, data: dict[str, Any] | None) -> tf.Settings:
     """The settings checked for ``game`` and ``fmt`` (400 with the reason), every default filled in."""
     if game not in GAMES:
-        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code="unknown_game")
+        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
     spec = GAMES[game]
     try:
         checked = tf.parse_settings(data, fmt, spec.min_players, spec.max_players)
     except tf.FormatError as error:
-        raise ServiceError(str(error), code="invalid_settings") from None
+        raise ServiceError(str(error), code=ErrorCode.INVALID_SETTINGS) from None
     if checked.options:
         try:
             spec.new_state(checked.table_size, 0, dict(checked.options))
         except ValueError as error:  # InvalidOptions, or an engine's own check
-            raise ServiceError(f"options: {error}", code="invalid_settings") from None
+            raise ServiceError(f"options: {error}", code=ErrorCode.INVALID_SETTINGS) from None
     return checked
 
 
 def _bots(game: str, bots: Iterable[Bot | int]) -> list[Bot]:
     ids = [bot.pk if isinstance(bot, Bot) else bot for bot in bots]
     if len(set(ids)) != len(ids):
-        raise ServiceError("a bot can enter a tournament only once", code="duplicate_entry")
+        raise ServiceError("a bot can enter a tournament only once", code=ErrorCode.DUPLICATE_ENTRY)
     found = {bot.pk: bot for bot in Bot.objects.filter(pk__in=ids).select_related("owner")}
     if missing := [bot_id for bot_id in ids if bot_id not in found]:
-        raise ServiceError(f"no such bot: {', '.join(map(str, missing))}", code="unknown_bot")
+        raise ServiceError(f"no such bot: {', '.join(map(str, missing))}", code=ErrorCode.UNKNOWN_BOT)
     if others := [found[bot_id] for bot_id in ids if found[bot_id].game != game]:
         names = ", ".join(f"{bot} ({bot.game})" for bot in others)
-        raise ServiceError(f"these bots play another game than {game}: {names}", code="wrong_game")
+        raise ServiceError(f"these bots play another game than {game}: {names}", code=ErrorCode.WRONG_GAME)
     return [found[bot_id] for bot_id in ids]
 
 
@@ -88,7 +87,7 @@ def do_create_tournament(
     """A draft tournament with its entrants. Nothing is stored if anything is wrong (400)."""
     name = (name or "").strip()
     if not name:
-        raise ServiceError("give the tournament a name", code="invalid")
+        raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
     checked = check_settings(game, fmt, settings)
     entrants = _bots(game, bots)
     with transaction.atomic():
@@ -99,7 +98,7 @@ def do_create_tournament(
             settings=checked.to_json(),
             rated=bool(rated),
             seed=secrets.randbits(63),  # a secret: every game seed is derived from it one way (tf.match_seed)
-            created_by=user if user is not None and user.is_authenticated else None,
+            created_by_id=user.pk if user is not None and user.is_authenticated else None,
         )
         Entry.objects.bulk_create(Entry(tournament=tournament, bot=bot) for bot in entrants)
     return tournament
@@ -109,7 +108,7 @@ def _lock(tournament: Tournament | int) -> Tournament:
     tournament_id = tournament.pk if isinstance(tournament, Tournament) else tournament
     found = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if found is None:
-        raise ServiceError("no such tournament", code="not_found", status=404)
+        raise ServiceError("no such tournament", code=ErrorCode.NOT_FOUND, status=404)
     return found
 
 
@@ -117,7 +116,7 @@ def _draft(tournament: Tournament | int) -> Tournament:
     locked = _lock(tournament)
     if locked.status != Tournament.Status.DRAFT:
         raise ServiceError(
-            f"the tournament is {locked.status}: only a draft can be changed", code="not_draft", status=409
+            f"the tournament is {locked.status}: only a draft can be changed", code=ErrorCode.NOT_DRAFT, status=409
         )
     return locked
 
@@ -135,7 +134,7 @@ def do_update_tournament(
         locked = _draft(tournament)
         if name is not None:
             if not name.strip():
-                raise ServiceError("give the tournament a name", code="invalid")
+                raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
             locked.name = name.strip()[:100]
         locked.format = fmt or locked.format
         locked.settings = check_settings(
@@ -163,11 +162,11 @@ def do_add_entry(tournament: Tournament | int, bot: Bot | int, version: BotVersi
             version_id = version.pk if isinstance(version, BotVersion) else version
             pinned = BotVersion.objects.filter(pk=version_id, bot=found).first()
             if pinned is None:
-                raise ServiceError(f"{found} has no version with id {version_id}", code="unknown_version")
+                raise ServiceError(f"{found} has no version with id {version_id}", code=ErrorCode.UNKNOWN_VERSION)
             _check_version(pinned)
         entry, created = Entry.objects.get_or_create(tournament=locked, bot=found, defaults={"bot_version": pinned})
         if not created:
-            raise ServiceError(f"{found} is already entered", code="duplicate_entry", status=409)
+            raise ServiceError(f"{found} is already entered", code=ErrorCode.DUPLICATE_ENTRY, status=409)
     return entry
 
 
@@ -176,14 +175,14 @@ def do_remove_entry(tournament: Tournament | int, bot: Bot | int) -> None:
         locked = _draft(tournament)
         deleted, _ = locked.entries.filter(bot_id=bot.pk if isinstance(bot, Bot) else bot).delete()
         if not deleted:
-            raise ServiceError("that bot is not entered", code="not_found", status=404)
+            raise ServiceError("that bot is not entered", code=ErrorCode.NOT_FOUND, status=404)
 
 
 def _check_version(version: BotVersion) -> None:
     if version.status == BotVersion.Status.REJECTED:
-        raise ServiceError(f"{version} was rejected by validation and cannot play", code="rejected_version")
+        raise ServiceError(f"{version} was rejected by validation and cannot play", code=ErrorCode.REJECTED_VERSION)
     if version.status not in USABLE_VERSIONS:
-        raise ServiceError(f"{version} has not passed validation yet", code="unvalidated_version")
+        raise ServiceError(f"{version} has not passed validation yet", code=ErrorCode.UNVALIDATED_VERSION)
 
 
 # ----- starting -----------------------------------------------------------------------------------------------
@@ -197,7 +196,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.DRAFT:
-            raise ServiceError(f"the tournament is already {locked.status}", code="already_started", status=409)
+            raise ServiceError(f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_STARTED, status=409)
         checked = check_settings(locked.game, locked.format, locked.settings)
         spec = GAMES[locked.game]
         entries = list(locked.entries.select_related("bot__owner", "bot__rating", "bot_version").order_by("id"))
@@ -206,11 +205,11 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
             raise ServiceError(
                 f"a {locked.get_format_display()} at tables of {checked.table_size} needs at least {needed} "
                 f"entrants; this one has {len(entries)}",
-                code="too_few_entrants",
+                code=ErrorCode.TOO_FEW_ENTRANTS,
             )
         if others := [entry.bot for entry in entries if entry.bot.game != locked.game]:
             names = ", ".join(f"{bot} ({bot.game})" for bot in others)
-            raise ServiceError(f"these bots play another game than {locked.game}: {names}", code="wrong_game")
+            raise ServiceError(f"these bots play another game than {locked.game}: {names}", code=ErrorCode.WRONG_GAME)
         _pin_versions(entries)
         elo = {entry.pk: getattr(getattr(entry.bot, "rating", None), "elo", 1500.0) for entry in entries}
         entries.sort(key=lambda entry: (-elo[entry.pk], entry.pk))
@@ -231,7 +230,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
                 plans = [tf.knockout_first_round(seeded, checked, spec.min_players)]
                 locked.planned_rounds = len(sizes)
         except tf.FormatError as error:
-            raise ServiceError(str(error), code="invalid_settings") from None
+            raise ServiceError(str(error), code=ErrorCode.INVALID_SETTINGS) from None
         Entry.objects.bulk_update(entries, ["bot_version", "seed"])
         locked.status = Tournament.Status.RUNNING
         locked.settings = checked.to_json()
@@ -240,14 +239,14 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
         Round.objects.bulk_create(
             Round(tournament=locked, number=number, plan=_plan_json(plan)) for number, plan in enumerate(plans, 1)
         )
-        context = _Context.load(locked)
+        context = TournamentRecords.load(locked)
         _start_round(context, context.rounds[0])
         _refresh_standings(context)
     return locked
 
 
 def _pin_versions(entries: list[Entry]) -> None:
-    newest = {}
+    newest: dict[int, BotVersion] = {}
     for version in BotVersion.objects.filter(
         bot_id__in=[entry.bot_id for entry in entries], status=BotVersion.Status.READY
     ).order_by("bot_id", "-number"):
@@ -266,7 +265,7 @@ def _pin_versions(entries: list[Entry]) -> None:
             why = f"its newest version is {latest.status}" if latest else "it has no versions"
             problems.append(f"{entry.bot} has no version that passed validation ({why})")
     if problems:
-        raise ServiceError("; ".join(problems), code="rejected_version")
+        raise ServiceError("; ".join(problems), code=ErrorCode.REJECTED_VERSION)
 
 
 def _plan_json(plan: tf.RoundPlan) -> dict[str, Any]:
@@ -296,10 +295,10 @@ def do_pause_tournament(tournament: Tournament | int) -> Tournament:
         locked = _lock(tournament)
         if locked.status != Tournament.Status.RUNNING:
             raise ServiceError(
-                f"only a running tournament can be paused; this one is {locked.status}", "not_running", 409
+                f"only a running tournament can be paused; this one is {locked.status}", ErrorCode.NOT_RUNNING, 409
             )
         if locked.paused:
-            raise ServiceError("the tournament is already paused", code="already_paused", status=409)
+            raise ServiceError("the tournament is already paused", code=ErrorCode.ALREADY_PAUSED, status=409)
         locked.paused = True
         locked.save(update_fields=["paused"])
     return locked
@@ -309,7 +308,7 @@ def do_resume_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.RUNNING or not locked.paused:
-            raise ServiceError("only a paused tournament can be resumed", code="not_paused", status=409)
+            raise ServiceError("only a paused tournament can be resumed", code=ErrorCode.NOT_PAUSED, status=409)
         locked.paused = False
         locked.save(update_fields=["paused"])
         _enqueue_advance(locked.pk)  # whatever finished while it was paused may complete a round
@@ -322,13 +321,15 @@ def do_cancel_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.is_finalized():
-            raise ServiceError(f"the tournament is already {locked.status}", code="already_finished", status=409)
+            raise ServiceError(
+                f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_FINISHED, status=409
+            )
         now = timezone.now()
         Match.objects.filter(round__tournament=locked, status=Match.Status.QUEUED).update(
             status=Match.Status.FAILED, error="withdrawn: the tournament was cancelled", finished_at=now
         )
         if locked.status == Tournament.Status.RUNNING:
-            _refresh_standings(_Context.load(locked))  # as they stand: the record of what was played
+            _refresh_standings(TournamentRecords.load(locked))  # as they stand: the record of what was played
         locked.status = Tournament.Status.CANCELLED
         locked.paused = False
         locked.finished_at = now
@@ -337,98 +338,6 @@ def do_cancel_tournament(tournament: Tournament | int) -> Tournament:
 
 
 # ----- advancing ----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Context:
-    """One tournament's records, loaded once per advance (a few queries however big it is)."""
-
-    tournament: Tournament
-    settings: tf.Settings
-    min_players: int
-    entries: dict[int, Entry]
-    by_version: dict[int, int]
-    rounds: list[Round]
-    matches: dict[int, list[Match]] = field(default_factory=lambda: defaultdict(list))  # by round id
-
-    @classmethod
-    def load(cls, tournament: Tournament) -> _Context:
-        spec = GAMES[tournament.game]
-        checked = tf.parse_settings(tournament.settings, tournament.format, spec.min_players, spec.max_players)
-        entries = {entry.pk: entry for entry in tournament.entries.select_related("bot__owner", "bot_version")}
-        context = cls(
-            tournament=tournament,
-            settings=checked,
-            min_players=spec.min_players,
-            entries=entries,
-            by_version={entry.bot_version_id: entry.pk for entry in entries.values() if entry.bot_version_id},
-            rounds=list(tournament.rounds.order_by("number")),
-        )
-        for match in _matches(round__tournament=tournament):
-            context.matches[match.round_id].append(match)
-        return context
-
-    def add_matches(self, round_: Round, ids: list[int]) -> None:
-        if ids:
-            self.matches[round_.pk].extend(_matches(pk__in=ids))
-
-    @property
-    def seeded(self) -> list[int]:
-        return [e.pk for e in sorted(self.entries.values(), key=lambda e: (e.seed or 0, e.pk))]
-
-    def forfeited(self) -> set[int]:
-        return {entry_id for entry_id, entry in self.entries.items() if entry.forfeited}
-
-    def entry_of(self, seat: Seat) -> int:
-        return self.by_version[seat.bot_version_id]
-
-    def table_matches(self, round_: Round) -> dict[int, list[Match]]:
-        """The round's matches by table index (each entrant sits at one table per round)."""
-        where = {entry: index for index, table in enumerate(round_.plan["tables"]) for entry in table["entries"]}
-        tables: dict[int, list[Match]] = defaultdict(list)
-        for match in self.matches.get(round_.pk, []):
-            seats = list(match.seats.all())
-            tables[where[self.entry_of(seats[0])]].append(match)
-        return tables
-
-    def weight(self, match: Match) -> float:
-        return 1 / len(match.seats.all()) if self.settings.duplicate else 1.0
-
-    def played(self) -> list[tf.Played]:
-        results = []
-        for round_ in self.rounds:
-            tables = round_.plan.get("tables", [])
-            for index, matches in self.table_matches(round_).items():
-                for match in matches:
-                    if match.status != Match.Status.FINISHED:
-                        continue
-                    ranks = {self.entry_of(seat): seat.rank for seat in match.seats.all()}
-                    results.append(
-                        tf.Played(round_.number, index, len(tables[index]["entries"]), ranks, self.weight(match))
-                    )
-            for index, table in enumerate(tables):
-                if table.get("walkover"):
-                    left = [e for e in table["entries"] if e not in table.get("absent", [])]
-                    if left:
-                        results.append(
-                            tf.Played(
-                                round_.number,
-                                index,
-                                len(table["entries"]),
-                                dict.fromkeys(left, 1),
-                                weight=table.get("games") or 1,
-                                walkover=True,
-                            )
-                        )
-        return results
-
-    def seat_counts(self) -> Counter[tuple[int, int]]:
-        counts: Counter[tuple[int, int]] = Counter()
-        for matches in self.matches.values():
-            for match in matches:
-                for seat in match.seats.all():
-                    counts[(self.entry_of(seat), seat.number)] += 1
-        return counts
 
 
 def do_advance_tournament(tournament_id: int) -> Tournament | None:
@@ -442,7 +351,7 @@ def do_advance_tournament(tournament_id: int) -> Tournament | None:
             # The round is still being played and nothing can change before it ends (its games were all created at
             # its start; forfeits only affect later rounds): skip the work. Pages compute live standings on read.
             return tournament
-        context = _Context.load(tournament)
+        context = TournamentRecords.load(tournament)
         _apply_forfeits(context)
         if not tournament.paused:
             while _step(context):
@@ -465,14 +374,14 @@ def do_advance_running_tournaments() -> list[int]:
     return ids
 
 
-def _current(context: _Context) -> Round | None:
+def _current(context: TournamentRecords) -> Round | None:
     for round_ in context.rounds:
         if round_.status != Round.Status.FINISHED:
             return round_
     return None
 
 
-def _step(context: _Context) -> bool:
+def _step(context: TournamentRecords) -> bool:
     """One move forward (start games, close a round, open the next, finish); False when there is nothing to do."""
     round_ = _current(context)
     if round_ is None:
@@ -502,7 +411,7 @@ def _step(context: _Context) -> bool:
     return True
 
 
-def _finish(context: _Context) -> bool:
+def _finish(context: TournamentRecords) -> bool:
     tournament = context.tournament
     tournament.status = Tournament.Status.FINISHED
     tournament.finished_at = timezone.now()
@@ -511,7 +420,7 @@ def _finish(context: _Context) -> bool:
     return False
 
 
-def _start_round(context: _Context, round_: Round) -> None:
+def _start_round(context: TournamentRecords, round_: Round) -> None:
     """Create a round's games: every table's games (round robin, Swiss) or each series' first games (knockout)."""
     round_.status = Round.Status.RUNNING
     round_.started_at = timezone.now()
@@ -546,21 +455,11 @@ def _start_round(context: _Context, round_: Round) -> None:
     round_.save(update_fields=["status", "started_at", "plan"])
 
 
-def _matches(**where: Any) -> QuerySet[Match]:
-    seats = Seat.objects.order_by("number").only("match_id", "number", "bot_version_id", "rank", "fault")
-    return (
-        Match.objects.filter(**where)
-        .only("id", "round_id", "status", "seed", "finished_at", "created")
-        .prefetch_related(Prefetch("seats", queryset=seats))
-        .order_by("id")
-    )
-
-
-def _create_matches(context: _Context, round_: Round, games: list[tuple[list[int], int]]) -> None:
+def _create_matches(context: TournamentRecords, round_: Round, games: list[tuple[list[int], int]]) -> None:
     """Queue one match per (seat order, seed), linked to ``round_`` before the transaction commits (and so before
     ``run_match``, enqueued on commit, can see them)."""
     created = [
-        services.do_create_match(
+        do_create_match(
             context.tournament.game,
             [context.entries[entry].bot_version for entry in order],  # type: ignore[misc]
             seed=seed,
@@ -574,16 +473,15 @@ def _create_matches(context: _Context, round_: Round, games: list[tuple[list[int
     context.add_matches(round_, created)
 
 
-def _series(context: _Context, round_: Round, index: int, matches: list[Match]) -> tf.Series:
+def _series(context: TournamentRecords, round_: Round, index: int, matches: list[Match]) -> tf.Series:
     table = round_.plan["tables"][index]
-    points: Counter[int] = Counter()
+    points: dict[int, float] = {}
     played = 0.0
     for match in matches:
         if match.status != Match.Status.FINISHED:
             continue
-        ranks = {context.entry_of(seat): seat.rank for seat in match.seats.all()}
-        for entry, value in tf.game_points(len(table["entries"]), ranks).items():
-            points[entry] += value * context.weight(match)
+        for entry, value in tf.game_points(len(table["entries"]), context.ranks(match)).items():
+            points[entry] = points.get(entry, 0) + value * context.weight(match)
         played += context.weight(match)
     forfeited = context.forfeited()
     return tf.Series(
@@ -595,7 +493,7 @@ def _series(context: _Context, round_: Round, index: int, matches: list[Match]) 
     )
 
 
-def _advance_series(context: _Context, round_: Round, index: int, matches: list[Match]) -> bool:
+def _advance_series(context: TournamentRecords, round_: Round, index: int, matches: list[Match]) -> bool:
     """Decide a knockout table once its games are all finalized, or create its next games; True if it created."""
     table = round_.plan["tables"][index]
     if "advancers" in table or not all(match.is_finalized() for match in matches):
@@ -630,7 +528,7 @@ def _advance_series(context: _Context, round_: Round, index: int, matches: list[
     return True
 
 
-def _next_plan(context: _Context, finished: Round) -> tf.RoundPlan | None:
+def _next_plan(context: TournamentRecords, finished: Round) -> tf.RoundPlan | None:
     """The round after ``finished``: None when the tournament is over (or a round robin's rounds are all planned)."""
     tournament, settings = context.tournament, context.settings
     forfeited = context.forfeited()
@@ -651,7 +549,7 @@ def _next_plan(context: _Context, finished: Round) -> tf.RoundPlan | None:
     eligible = [entry for entry in context.seeded if entry not in forfeited]
     if len(eligible) < max(2, context.min_players):
         return None
-    rows = {row.entry: row for row in _standings(context)}
+    rows = {row.entry: row for row in standings(context)}
     ranking = sorted(eligible, key=lambda e: (-rows[e].score, context.entries[e].seed or 0))
     met: Counter[tf.Pair] = Counter()
     byes: Counter[int] = Counter()
@@ -666,7 +564,7 @@ def _next_plan(context: _Context, finished: Round) -> tf.RoundPlan | None:
 # ----- forfeits -----------------------------------------------------------------------------------------------
 
 
-def _apply_forfeits(context: _Context) -> None:
+def _apply_forfeits(context: TournamentRecords) -> None:
     """An entrant that faulted in its last ``forfeit_after`` finished games in a row forfeits: it gets no more games
     (a knockout series goes to the others; round robin opponents score as if it had come last)."""
     limit = context.settings.forfeit_after
@@ -685,55 +583,16 @@ def _apply_forfeits(context: _Context) -> None:
             continue
         last = [fault for _at, _match, fault in sorted(games)[-limit:]]
         if len(last) == limit and all(last):
-            labels = dict(Seat.Fault.choices)
-            causes = ", ".join(f"{labels.get(c, c)}: {n}" for c, n in Counter(last).most_common())
+            causes = ", ".join(f"{fault_label(c)}: {n}" for c, n in Counter(last).most_common())
             entry.forfeited = True
             entry.forfeit_reason = f"Forfeited: faulted in its last {limit} games in a row ({causes})."
             entry.save(update_fields=["forfeited", "forfeit_reason"])
             log.info("tournament %s: entry %s forfeits", context.tournament.pk, entry_id)
 
 
-# ----- standings ----------------------------------------------------------------------------------------------
-
-
-def _bye_points(context: _Context) -> dict[int, float]:
-    if context.tournament.format != Tournament.Format.SWISS:
-        return {}
-    points: Counter[int] = Counter()
-    for round_ in context.rounds:
-        if round_.status != Round.Status.PENDING:
-            for entry in round_.plan.get("byes", []):
-                points[entry] += context.settings.bye_points * context.settings.games_per_pairing
-    return dict(points)
-
-
-def _reached(context: _Context) -> dict[int, tuple[int, float]]:
-    """Knockout: each entrant's furthest round (one past the final for the champion) and its points there."""
-    reached: dict[int, tuple[int, float]] = {}
-    for round_ in context.rounds:
-        if round_.status == Round.Status.PENDING:
-            continue
-        for entry in round_.plan.get("byes", []):
-            reached[entry] = (round_.number, 0.0)
-        for table in round_.plan.get("tables", []):
-            points = table.get("points", {})
-            for entry in table["entries"]:
-                reached[entry] = (round_.number, points.get(str(entry), 0.0))
-            if "order" in table:  # the final: the champion one round further, the others by their place
-                champion = table["order"][0]
-                reached[champion] = (round_.number + 1, points.get(str(champion), 0.0))
-    return reached
-
-
-def _standings(context: _Context) -> list[tf.Standing]:
-    infos = [tf.EntryInfo(e.pk, e.seed or 0, e.forfeited) for e in context.entries.values()]
-    reached = _reached(context) if context.tournament.format == Tournament.Format.KNOCKOUT else None
-    return tf.standings(context.tournament.format, infos, context.played(), _bye_points(context), reached)
-
-
-def _refresh_standings(context: _Context) -> None:
+def _refresh_standings(context: TournamentRecords) -> None:
     changed = []
-    for row in _standings(context):
+    for row in standings(context):
         entry = context.entries[row.entry]
         new = (row.position, row.score, round(row.games, 6), row.tiebreaks)
         if (entry.position, entry.score, entry.games, entry.tiebreaks) != new:
@@ -741,116 +600,3 @@ def _refresh_standings(context: _Context) -> None:
             changed.append(entry)
     for entry in changed:  # usually a few rows: plain UPDATEs are cheaper than bulk_update's CASE expressions
         entry.save(update_fields=["position", "score", "games", "tiebreaks"])
-
-
-# ----- reading (pages and API) --------------------------------------------------------------------------------
-
-
-@dataclass
-class TableView:
-    number: int
-    entries: list[Entry]
-    matches: list[Match]
-    points: dict[int, float]
-    advancers: list[int]
-    absent: list[int]
-    walkover: bool
-
-    @property
-    def scored(self) -> bool:
-        return self.walkover or any(match.status == Match.Status.FINISHED for match in self.matches)
-
-    @property
-    def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "entry": entry,
-                "points": self.points.get(entry.pk) if self.scored else None,
-                "through": entry.pk in self.advancers,
-                "absent": entry.pk in self.absent,
-            }
-            for entry in self.entries
-        ]
-
-
-@dataclass
-class RoundView:
-    round: Round
-    tables: list[TableView]
-    byes: list[Entry]
-    finalized: int
-    total: int
-
-
-@dataclass
-class TournamentView:
-    entries: list[Entry]  # in standing order; a running tournament's standings as of now
-    rounds: list[RoundView]
-    progress: int
-
-
-def describe(tournament: Tournament) -> TournamentView:
-    """What the page and the API show: live standings, every round with its tables and games, the progress."""
-    context = _Context.load(tournament)
-    if tournament.status == Tournament.Status.RUNNING:
-        for row in _standings(context):
-            entry = context.entries[row.entry]
-            entry.position, entry.score, entry.games, entry.tiebreaks = (
-                row.position,
-                row.score,
-                row.games,
-                row.tiebreaks,
-            )
-    entries = sorted(context.entries.values(), key=lambda e: (e.position or 10**6, e.seed or 0, e.pk))
-    rounds = _describe_rounds(context)
-    return TournamentView(entries=entries, rounds=rounds, progress=progress(tournament, rounds))
-
-
-def _describe_rounds(context: _Context) -> list[RoundView]:
-    views = []
-    for round_ in context.rounds:
-        tables = context.table_matches(round_)
-        table_views = []
-        for index, table in enumerate(round_.plan.get("tables", [])):
-            matches = tables.get(index, [])
-            points: Counter[int] = Counter()
-            for match in matches:
-                if match.status == Match.Status.FINISHED:
-                    ranks = {context.entry_of(seat): seat.rank for seat in match.seats.all()}
-                    for entry, value in tf.game_points(len(table["entries"]), ranks).items():
-                        points[entry] += value * context.weight(match)
-            table_views.append(
-                TableView(
-                    number=index + 1,
-                    entries=[context.entries[e] for e in table["entries"]],
-                    matches=matches,
-                    points={e: round(points[e], 3) for e in table["entries"]},
-                    advancers=list(table.get("advancers", [])),
-                    absent=list(table.get("absent", [])),
-                    walkover=bool(table.get("walkover")),
-                )
-            )
-        all_matches = context.matches.get(round_.pk, [])
-        views.append(
-            RoundView(
-                round=round_,
-                tables=table_views,
-                byes=[context.entries[e] for e in round_.plan.get("byes", [])],
-                finalized=sum(1 for m in all_matches if m.is_finalized()),
-                total=len(all_matches),
-            )
-        )
-    return views
-
-
-def progress(tournament: Tournament, rounds: Sequence[RoundView]) -> int:
-    """Percent done: finished rounds, plus the share of the current round's games that are finalized."""
-    if tournament.status == Tournament.Status.FINISHED:
-        return 100
-    if not tournament.planned_rounds or not rounds:
-        return 0
-    done = sum(1.0 for view in rounds if view.round.status == Round.Status.FINISHED)
-    current = next((view for view in rounds if view.round.status == Round.Status.RUNNING), None)
-    if current is not None and current.total:
-        done += current.finalized / current.total
-    return min(99, int(100 * done / max(tournament.planned_rounds, len(rounds))))

@@ -1,19 +1,62 @@
-"""What a match is asked to play (``Seat``) and what it returns (``SeatResult``, ``MatchResult``)."""
+"""What a match is asked to play (``BotSeat``) and what it returns (``MatchResult``, ``SeatResult``, ``Fault`` with its
+``FaultCause``): plain data, shared by the runner that fills it, the workers that carry it and the league that
+records it. Nothing here reaches the sandbox or the runner, so the league may import it (tests/test_layering.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from bots.runner.faults import Fault
 from games.base import Outcome
 
-__all__ = ["MatchResult", "Seat", "SeatResult"]
+__all__ = ["BotSeat", "Fault", "FaultCause", "MatchResult", "SeatResult"]
+
+
+class FaultCause(StrEnum):
+    """What a faulting bot did (docs/protocol.md, Faults). The values are stored and published: never rename them."""
+
+    STARTUP = "startup"  # anything before its ready message (the detail says what)
+    TIMEOUT = "timeout"  # no reply within its move limit and bank
+    CRASH = "crash"  # killed by a signal, out of memory, or a non-zero exit status
+    EXIT = "exit"  # exited cleanly, or closed its stdin/stdout, before the end
+    MALFORMED = "malformed"  # a reply that is not a protocol message, or an unsolicited line
+    OVERSIZED = "oversized"  # more output than the limits allow
+    ILLEGAL = "illegal"  # an action the engine refuses
+
+    @property
+    def label(self) -> str:
+        """For people: what the bot did ("ran out of time")."""
+        return _FAULT_LABELS[self]
+
+
+_FAULT_LABELS = {
+    FaultCause.STARTUP: "did not start",
+    FaultCause.TIMEOUT: "ran out of time",
+    FaultCause.CRASH: "crashed",
+    FaultCause.EXIT: "exited early",
+    FaultCause.MALFORMED: "sent malformed output",
+    FaultCause.OVERSIZED: "sent too much output",
+    FaultCause.ILLEGAL: "played an illegal action",
+}
 
 
 @dataclass(frozen=True)
-class Seat:
+class Fault:
+    """Why a seat was ranked last. ``move`` is the index (in the replay's move list) of the decision at which the
+    fault was noticed; ``None`` for start-up faults."""
+
+    cause: FaultCause
+    detail: str
+    move: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cause": self.cause.value, "detail": self.detail, "move": self.move}
+
+
+@dataclass(frozen=True)
+class BotSeat:
     """Who sits in one seat: a built-in player of the game, or an unpacked bot directory (main.py or bot.toml)."""
 
     label: str

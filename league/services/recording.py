@@ -1,0 +1,146 @@
+"""Recording a played match: its seats and replay, the rating changes, and pausing bots that fault too often."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from bots.results import MatchResult
+from league import ratings
+from league.models import Bot, Match, Rating, RatingChange, Seat, fault_label
+from league.rows import update_rows
+from league.services.matches import tournament_game_over
+
+log = logging.getLogger(__name__)
+
+
+SEAT_RESULT_FIELDS = ("rank", "score", "fault", "fault_detail", "stderr", "moves", "time_ms")
+
+
+def do_record_match_result(match_id: int, result: MatchResult, claim_token: str | None = None) -> bool:
+    """Record a played match — seats, replay, rating changes — in one transaction, exactly once.
+
+    ``result`` is what the runner returned (the worker hands it over as it is). Returns False if the match was already
+    recorded, or (with ``claim_token``) if this worker no longer holds the claim: it was presumed dead and the match is
+    re-run."""
+    with transaction.atomic():
+        # One statement locks the match row and reads its seats, versions and bots (not the archives, up to 1 MiB a
+        # seat, nor a replay: recording needs the bots and version numbers only).
+        seats = list(
+            Seat.objects.filter(match_id=match_id)
+            .select_related("match", "bot_version__bot")
+            .defer("bot_version__archive", "match__replay_data")
+            .select_for_update(of=("match",))
+            .order_by("number")
+        )
+        match = seats[0].match if seats else Match.objects.select_for_update().get(pk=match_id)
+        if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
+            return False
+        for seat, played in zip(seats, result.seats, strict=True):
+            seat.rank, seat.score = played.rank, played.score
+            seat.fault = played.fault.cause.value if played.fault else ""
+            seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
+            seat.stderr = played.stderr[-64 * 1024 :]
+            seat.moves, seat.time_ms = played.moves, played.time_ms
+        update_rows(
+            Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
+        )
+        match.status = Match.Status.FINISHED
+        match.finished_at = finished_at = timezone.now()
+        match.wall_ms = result.wall_ms
+        match.replay_data = Match.pack_replay(result.replay)
+        match.error = ""
+        if changes_ratings(match) and distinct_bots(seats):
+            # (may move finished_at forward: see there)
+            match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
+        match.save(update_fields=["status", "finished_at", "wall_ms", "replay_data", "error"])
+        faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
+        for bot_id in sorted(faulted):
+            _pause_if_faulty(bot_id)
+        tournament_game_over(match)
+    return True
+
+
+# Which finished matches change ratings. The record path asks ``changes_ratings``; ``recompute_ratings`` replays
+# the matches ``rated_matches`` selects. The two must always agree: extend both together (e.g. rated tournaments).
+def changes_ratings(match: Match) -> bool:
+    if match.kind == Match.Kind.TOURNAMENT:  # a tournament's ``rated`` setting decides (docs/tournaments.md)
+        return match.round is not None and match.round.tournament.rated
+    return match.kind == Match.Kind.LADDER
+
+
+def rated_matches() -> Q:
+    return Q(kind=Match.Kind.LADDER) | Q(kind=Match.Kind.TOURNAMENT, round__tournament__rated=True)
+
+
+def distinct_bots(seats: list[Seat]) -> bool:
+    """The same bot twice at one table says nothing about its strength: such a match is not rated."""
+    bots = [seat.bot_version.bot_id for seat in seats]
+    return len(set(bots)) == len(bots)
+
+
+def _apply_ratings(match: Match, seats: list[Seat], ranks: list[int], finished_at: datetime) -> datetime:
+    """Rate the match's bots from their ``ranks``; returns the match's finish time in the rating history."""
+    bots = [seat.bot_version.bot for seat in seats]
+    # Lock in a fixed order so two matches finishing at once never deadlock; the second waits and sees the first.
+    locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot__in=bots).order_by("bot_id")}
+    table = [locked.get(bot.pk) or Rating.objects.create(bot=bot) for bot in bots]
+    # The history's order is the order of finished_at (recompute_ratings replays it so). Under the locks, make it
+    # later than every one of these bots' previous rated matches, whatever the clocks of the worker machines say:
+    # then the replay meets each bot's matches in the order their ratings were applied here.
+    latest = max((rating.last_match_at for rating in table if rating.last_match_at), default=None)
+    if latest is not None and finished_at <= latest:
+        finished_at = latest + timedelta(microseconds=1)
+    after = ratings.rate_match(
+        [rating.state for rating in table],
+        [
+            ratings.RatedSeat(rank=rank, version=seat.bot_version.number)
+            for seat, rank in zip(seats, ranks, strict=True)
+        ],
+    )
+    RatingChange.objects.bulk_create(
+        RatingChange(match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance)
+        for rating, state in zip(table, after, strict=True)
+    )
+    now = timezone.now()
+    for rating, state in zip(table, after, strict=True):
+        rating.set_state(state)
+        rating.last_match_at, rating.updated = finished_at, now
+    fields = [*Rating.STATE_FIELDS, "last_match_at", "updated"]
+    update_rows(Rating, fields, [[rating.pk, *(getattr(rating, f) for f in fields)] for rating in table])
+    return finished_at
+
+
+def _pause_if_faulty(bot_id: int) -> None:
+    """Pause a bot that faulted in more than LADDER_FAULT_LIMIT of its last LADDER_FAULT_WINDOW matches."""
+    bot = Bot.objects.get(pk=bot_id)
+    if bot.paused_at is not None:
+        return
+    seats = Seat.objects.filter(bot_version__bot_id=bot_id, match__status=Match.Status.FINISHED)
+    if bot.fault_window_start is not None:
+        seats = seats.filter(match__finished_at__gte=bot.fault_window_start)
+    window = list(
+        seats.order_by("-match__finished_at", "-match_id").values_list("fault", "fault_detail", "match_id")[
+            : settings.LADDER_FAULT_WINDOW
+        ]
+    )
+    faults = [(cause, detail, match_id) for cause, detail, match_id in window if cause]
+    if len(faults) <= settings.LADDER_FAULT_LIMIT:
+        return
+    causes = Counter(cause for cause, _detail, _match in faults)
+    summary = ", ".join(f"{fault_label(cause)}: {count}" for cause, count in causes.most_common())
+    cause, detail, match_id = faults[0]
+    reason = (
+        f"Paused automatically: it faulted in {len(faults)} of its last {len(window)} matches ({summary}); more than "
+        f"{settings.LADDER_FAULT_LIMIT} in {settings.LADDER_FAULT_WINDOW} pauses a bot. The latest, in match "
+        f"{match_id}: {fault_label(cause)} — {detail[:300] or 'no detail'}. Upload a fixed version (it is "
+        "scheduled as soon as it passes validation) or resume the bot from its page."
+    )
+    Bot.objects.filter(pk=bot_id, paused_at__isnull=True).update(paused_at=timezone.now(), paused_reason=reason)
+    log.info("bot %s paused: %s", bot_id, reason)
