@@ -6,7 +6,11 @@ by CPU time where the sandbox measures it), caps output, and turns every misbeha
 never an exception. Only infrastructure failures (``SandboxError``) and caller errors (unknown game or player, bad
 options, wrong number of seats: ``ValueError``) raise.
 
-One job per module: ``api`` (run_match, prepare_match), ``match`` (driving the game), ``pipes`` (the bots' I/O),
+``run_series`` plays several games in order on the same bot processes (``series``: each game its own result, a
+fault ends the series, no seed twice).
+
+One job per module: ``api`` (run_match, prepare_match), ``series`` (run_series, prepare_series), ``match`` (driving
+a game), ``pipes`` (the bots' I/O),
 ``clock`` (the time control), ``faults`` (the causes and their classification), ``results`` (the typed results).
 The replay format is ``games.replay``'s.
 """
@@ -17,6 +21,7 @@ from bots.limits import Limits
 from bots.runner.api import PreparedMatch, prepare_match, run_match
 from bots.runner.faults import FAULT_CAUSES, Fault, FaultCause
 from bots.runner.results import MatchResult, Seat, SeatResult
+from bots.runner.series import PreparedSeries, SeriesGame, SeriesResult, prepare_series, run_series
 from bots.sandbox import SandboxError
 from games.replay import REPLAY_FORMAT
 
@@ -28,9 +33,14 @@ __all__ = [
     "Limits",
     "MatchResult",
     "PreparedMatch",
+    "PreparedSeries",
     "SandboxError",
     "Seat",
     "SeatResult",
+    "SeriesGame",
+    "SeriesResult",
     "prepare_match",
+    "prepare_series",
     "run_match",
+    "run_series",
 ]
