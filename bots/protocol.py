@@ -1,9 +1,11 @@
 """The bot protocol: one JSON object per line over the bot's stdin (runner → bot) and stdout (bot → runner).
 
-See docs/protocol.md. The runner builds ``start``, ``act`` and ``end`` messages with the functions below and parses
-each line a bot writes with ``parse_reply``, which is deliberately strict: a reply is exactly one JSON object with
-the expected ``type`` and no unknown keys. Anything else is a ``ProtocolError`` whose ``cause`` is the fault cause
-recorded for the bot (``malformed`` or ``oversized``).
+See docs/protocol.md. A game is ``start``/``ready``, then ``act``/``action`` per decision, then ``end``; after ``end``
+the runner may send a new ``start`` (the next game of a series, same process) or close stdin, and a bot may exit
+after ``end`` instead (it is started again for the next game). The runner builds ``start``, ``act`` and ``end``
+messages with the functions below and parses each line a bot writes with ``parse_reply``, which is deliberately
+strict: a reply is exactly one JSON object with the expected ``type`` and no unknown keys. Anything else is a
+``ProtocolError`` whose ``cause`` is the fault cause recorded for the bot (``malformed`` or ``oversized``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ def start_message(
     time: dict[str, Any],
     start_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The first message: who the bot is, the game's options, the time control and the game's ``start_info``.
+    """The first message of each game: who the bot is, the game's options, the time control and the game's
+    ``start_info``.
 
     ``seat`` is 0-based, like every seat number in observations and outcomes."""
     message: dict[str, Any] = {

@@ -415,7 +415,7 @@ def on_end(ctx, obs: dict) -> None:
 
 
 if __name__ == "__main__":
-    run(act, on_end=on_end)
+    run(act, on_end=on_end)  # plays every game the runner sends (each start: a fresh ctx); returns when stdin closes
 '''
 
 
@@ -592,11 +592,18 @@ def readme(game_id: str, site_url: str = "") -> str:
         "```",
         "",
         "**end** (runner to bot): the outcome (`ranks`: 1 is best; ties share a rank; a fault ranks last) and your "
-        "final observation. No answer; your process is then stopped.",
+        "final observation. No answer.",
         "",
         "```json",
         ref.message_text("end"),
         "```",
+        "",
+        "**After end, keep reading.** The league may play a *series* of games on the same process: after `end` the "
+        "runner sends the next game's **start** (a new seed, a new clock: start the game from scratch), or closes "
+        "stdin when there is no further game. `main.py`'s loop (`for line in sys.stdin`) handles both: it answers "
+        "every `start`, and ends when stdin closes. A bot that exits after `end` instead still works (it is started "
+        "again for the next game), it only pays its start-up again. After the last game your process is stopped at "
+        "once. A fault ends the series: its remaining games are played later, by fresh processes.",
         "",
         "Any misbehaviour is a *fault* that ranks you last: no `ready` in time, a move over the clock, a crash, a "
         "malformed line, an illegal action. The match page tells you which, at which move, with your stderr.",

@@ -6,9 +6,12 @@ by CPU time where the sandbox measures it), caps output, and turns every misbeha
 never an exception. Only infrastructure failures (``SandboxError``) and caller errors (unknown game or player, bad
 options, wrong number of seats: ``ValueError``) raise.
 
-One job per module: ``api`` (play_match, prepare_match), ``match`` (driving the game), ``pipes`` (the bots' I/O),
-``clock`` (the time control), ``faults`` (classifying faults). The seats it takes and the results it returns are
-plain data in ``bots.results``; the replay format is ``games.replay``'s.
+``run_series`` plays several games in order on the same bot processes (``series``: each game its own result, a
+fault ends the series, no seed twice).
+
+One job per module: ``api`` (play_match, prepare_match), ``series`` (run_series, prepare_series), ``match``
+(driving a game), ``pipes`` (the bots' I/O), ``clock`` (the time control), ``faults`` (classifying faults). The seats
+it takes and the results it returns are plain data in ``bots.results``; the replay format is ``games.replay``'s.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 from bots.limits import Limits
 from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
 from bots.runner.api import PreparedMatch, play_match, prepare_match
+from bots.runner.series import PreparedSeries, SeriesGame, SeriesResult, prepare_series, run_series
 from bots.sandbox import SandboxError
 from games.replay import REPLAY_FORMAT
 
@@ -27,8 +31,13 @@ __all__ = [
     "Limits",
     "MatchResult",
     "PreparedMatch",
+    "PreparedSeries",
     "SandboxError",
     "SeatResult",
+    "SeriesGame",
+    "SeriesResult",
     "play_match",
     "prepare_match",
+    "prepare_series",
+    "run_series",
 ]

@@ -1,4 +1,6 @@
-"""What the workers and the author tools call: ``play_match``, or ``prepare_match`` then ``PreparedMatch.play``."""
+"""What the workers and the author tools call: ``play_match``, or ``prepare_match`` then ``PreparedMatch.play``.
+
+A series of games on the same bot processes is ``bots.runner.series`` (``run_series``, ``prepare_series``)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,10 @@ from bots.limits import Limits
 from bots.results import BotSeat, MatchResult
 from bots.runner.match import Match
 from bots.sandbox import get_sandbox
+from games.base import State
 from games.registry import UnknownGame, builtin_players, get_game
 
-__all__ = ["PreparedMatch", "play_match", "prepare_match"]
+__all__ = ["PreparedMatch", "check_request", "play_match", "prepare_match"]
 
 
 def play_match(
@@ -44,15 +47,7 @@ def prepare_match(
     previous match); they wait for their ``start`` message, which ``PreparedMatch.play`` sends. Their start-up clock
     runs from that message (the CPU they used before it still counts). Always ``play`` or ``close`` what this returns.
     Raises as ``play_match`` does."""
-    try:
-        game = get_game(game_id)
-    except UnknownGame as exc:
-        raise ValueError(str(exc)) from None
-    state = game.new_state(len(seats), seed, options)  # InvalidOptions is a ValueError
-    known = builtin_players(game_id)
-    for seat in seats:
-        if seat.builtin is not None and seat.builtin not in known:
-            raise ValueError(f"{game_id} has no built-in player {seat.builtin!r}; known: {', '.join(sorted(known))}")
+    state = check_request(game_id, seats, seed, options)
     limits = limits or Limits.for_game(game_id)
     backend = get_sandbox(sandbox) if any(seat.code_dir is not None for seat in seats) else None
     match = Match(game_id, state, seats, seed, dict(options or {}), limits)
@@ -63,6 +58,21 @@ def prepare_match(
         match.close()
         raise
     return PreparedMatch(match)
+
+
+def check_request(game_id: str, seats: list[BotSeat], seed: int, options: dict[str, Any] | None) -> State:
+    """The game's initial state, once the request is known to be valid; ``ValueError`` (unknown game or built-in
+    player, bad options, wrong seat count) otherwise."""
+    try:
+        game = get_game(game_id)
+    except UnknownGame as exc:
+        raise ValueError(str(exc)) from None
+    state = game.new_state(len(seats), seed, options)  # InvalidOptions is a ValueError
+    known = builtin_players(game_id)
+    for seat in seats:
+        if seat.builtin is not None and seat.builtin not in known:
+            raise ValueError(f"{game_id} has no built-in player {seat.builtin!r}; known: {', '.join(sorted(known))}")
+    return state
 
 
 class PreparedMatch:

@@ -3,6 +3,10 @@
 The bots' I/O is ``bots.runner.pipes``, their clocks ``bots.runner.clock``, the faults ``bots.runner.faults`` and the
 replay ``games.replay``; this module decides who moves, asks, checks and applies. Built-in players are called in
 process; a faulted bot's remaining moves are played by the built-in random player (``auto`` in the replay).
+
+A series (``bots.runner.series``) plays several games on the same bot processes: each game is a ``Match`` that takes
+over the previous one's ``Pipes``, sends its own ``start``, and keeps the bots alive after its ``end`` when another
+game may follow. A bot that ended after ``end`` (today's bots exit) is started again for the next game.
 """
 
 from __future__ import annotations
@@ -34,8 +38,18 @@ class Match:
     """A match's whole life: ``spawn_bots`` (may run ahead), then ``play`` once, and always ``close``."""
 
     def __init__(
-        self, game_id: str, state: State, seats: list[BotSeat], seed: int, options: dict[str, Any], limits: Limits
+        self,
+        game_id: str,
+        state: State,
+        seats: list[BotSeat],
+        seed: int,
+        options: dict[str, Any],
+        limits: Limits,
+        *,
+        pipes: Pipes | None = None,
+        backend: Sandbox | None = None,
     ) -> None:
+        """``pipes`` and ``backend``: the previous game's of a series (its bots were kept after their ``end``)."""
         self.game_id = game_id
         self.game = state.game
         self.state = state
@@ -43,8 +57,17 @@ class Match:
         self.seed = seed
         self.limits = limits
         self.players = len(seats)
-        self.pipes = Pipes(self._fault_conn)
+        self.backend = backend
+        if pipes is None:
+            self.pipes = Pipes(self._fault_conn)
+        else:
+            self.pipes = pipes
+            pipes.on_fault = self._fault_conn
+            for conn in pipes.conns.values():
+                conn.new_game()
         self.conns = self.pipes.conns
+        self.restarted: list[int] = []  # seats whose bot had ended after the previous game's end and was started again
+        self.kept = False  # the bots were left running after this game's end, for the next game of a series
         self.builtins: dict[int, Player] = {}
         self.fallbacks: dict[int, Player] = {}
         self.faults: dict[int, Fault] = {}
@@ -54,7 +77,9 @@ class Match:
         self.own_ms = [0.0] * self.players
 
     # -- lifecycle --
-    def play(self) -> MatchResult:
+    def play(self, *, more: bool = False) -> MatchResult:
+        """Play the game. ``more``: another game of a series may follow on these bots, so they are kept running after
+        ``end`` unless one of them faulted (``kept`` says which happened)."""
         started = time.monotonic()
         for seat, spec in enumerate(self.seats):
             if spec.builtin is not None:
@@ -65,7 +90,7 @@ class Match:
             self._start_bots()
         self._play_game()
         outcome = self.state.outcome().with_faults(sorted(self.faults))
-        self._finish(outcome)
+        self._finish(outcome, keep=more and not self.faults)
         return self._result(outcome, started)
 
     def close(self) -> None:
@@ -82,6 +107,7 @@ class Match:
     def spawn_bots(self, backend: Sandbox) -> None:
         """Start every bot's process (all of them first, so that their slowest part, the interpreter's start-up, runs
         concurrently); they wait for their start message."""
+        self.backend = backend
         for seat, spec in enumerate(self.seats):
             if spec.code_dir is None:
                 continue
@@ -95,13 +121,12 @@ class Match:
     def _start_bots(self) -> None:
         start_info = self.game.start_info(self.players, self.state.options)
         time_control = self.limits.time_control()
-        for seat, conn in self.conns.items():
-            message = protocol.start_message(
-                self.game_id, seat, self.players, self.state.options, time_control, start_info
-            )
-            conn.awaiting = "ready"
-            conn.start_sent_at = time.monotonic()
-            self.pipes.send(conn, message)
+        messages = {
+            seat: protocol.start_message(self.game_id, seat, self.players, self.state.options, time_control, start_info)
+            for seat in self.conns
+        }
+        for conn in self.conns.values():
+            self._send_start(conn, messages[conn.seat])
         waiting = {seat: conn for seat, conn in self.conns.items() if conn.fault is None}
         while waiting:
             now = time.monotonic()
@@ -110,6 +135,14 @@ class Match:
                 if conn.fault is not None:
                     del waiting[seat]
                     continue
+                if conn.games > 1 and conn.ended() and not conn.replies:
+                    # It ended after the previous game's end, as a bot that plays one game per process does: not a
+                    # fault, it is started again (its start-up clock runs from the new process's start message).
+                    waiting[seat] = conn = self._restart(conn)
+                    if conn.fault is not None:
+                        del waiting[seat]
+                        continue
+                    self._send_start(conn, messages[seat])
                 if conn.replies:
                     line = conn.replies.popleft()
                     try:
@@ -131,7 +164,7 @@ class Match:
                     continue
                 # From the start message (a prepared bot may have waited long for it), CPU from the process's start.
                 charged, allowance, wait_s = charge(
-                    conn.proc, self.limits, conn.start_sent_at, 0.0, self.limits.startup_ms
+                    conn.proc, self.limits, conn.start_sent_at, conn.start_cpu_ms, self.limits.startup_ms
                 )
                 if charged > allowance:
                     if conn.marker_pending:
@@ -143,6 +176,33 @@ class Match:
                 timeout = wait_s if timeout is None else min(timeout, wait_s)
             if waiting:
                 self.pipes.pump(timeout)
+
+    def _send_start(self, conn: Conn, message: dict[str, Any]) -> None:
+        conn.games += 1
+        conn.awaiting = "ready"
+        conn.start_sent_at = time.monotonic()
+        if conn.games > 1:  # a series' next game on this process: it rested (maybe throttled) since its last reply
+            conn.proc.wake()
+            conn.start_cpu_ms = conn.proc.cpu_ms() or 0.0
+        self.pipes.send(conn, message)
+
+    def _restart(self, old: Conn) -> Conn:
+        """Replace a bot that ended between two games of a series by a fresh process of the same code."""
+        seat = old.seat
+        self.pipes.remove(old)
+        old.proc.close_soon()
+        self.restarted.append(seat)
+        code_dir = self.seats[seat].code_dir
+        assert self.backend is not None and code_dir is not None
+        try:
+            proc = self.backend.start(Path(code_dir), self.limits)
+        except BotSetupError as exc:
+            self._fault_seat(seat, Fault(FaultCause.STARTUP, str(exc)))
+            old.fault = self.faults[seat]
+            return old
+        conn = Conn(seat, proc, self.limits)
+        self.pipes.add(conn)
+        return conn
 
     def _setup_failed(self, conn: Conn) -> None:
         # The bot never ran: what is on stderr came from sh, setpriv or bwrap.
@@ -272,11 +332,20 @@ class Match:
         self.pipes.silence(conn)
 
     # -- the end --
-    def _finish(self, outcome: Outcome) -> None:
+    def _finish(self, outcome: Outcome, *, keep: bool = False) -> None:
         """Tell every live bot the outcome and kill the trees: at once by default (``end_grace_ms`` = 0), or once
         they have exited or the grace period has run out. Teardown itself happens in ``close``, off the result's
-        critical path."""
+        critical path. ``keep``: leave the bots running for the next game of a series (stdin stays open)."""
         live = [conn for conn in self.conns.values() if conn.fault is None]
+        if keep:
+            self.kept = True
+            for conn in live:
+                conn.proc.wake()  # read the end (or exit, for a one-game bot) at full speed; throttled if it lingers
+                conn.awaiting = "end"
+                self.pipes.send(conn, protocol.end_message(outcome, self.state.observation(conn.seat)))
+                conn.proc.rest()
+                self.pipes.drain_stderr(conn)  # what it logged during this game goes into this game's result
+            return
         grace_s = self.limits.end_grace_ms / 1000
         for conn in live:
             if grace_s:

@@ -56,7 +56,27 @@ class Conn:
         self.cpu_ms: float | None = 0.0 if proc.cpu_ms() is not None else None
         self.startup_ms: int | None = None
         self.start_sent_at = proc.started_at
+        self.start_cpu_ms = 0.0  # the process's CPU clock when its start message was sent (0: a fresh process)
         self.registered: set[int] = set()
+        self.games = 0  # games this process has been sent a start message for (a series reuses it)
+
+    def new_game(self) -> None:
+        """A series' next game on the same process: a fresh clock, bank, output caps and log (the previous game's
+        stderr went into that game's result)."""
+        self.bank_ms = float(self.limits.bank_ms)
+        self.moves = 0
+        self.time_ms = 0.0
+        self.cpu_ms = 0.0 if self.cpu_ms is not None else None
+        self.startup_ms = None
+        self.stdout_total = 0
+        self.stderr_head.clear()
+        self.stderr_tail.clear()
+        self.stderr_total = 0
+        self.replies.clear()
+
+    def ended(self) -> bool:
+        """The process stopped talking: it exited, or closed its stdout or stdin."""
+        return self.out_eof or self.exited or self.stdin_broken
 
     def stderr_text(self) -> str:
         data = bytes(self.stderr_head)
@@ -74,7 +94,7 @@ class Pipes:
         self.selector = selectors.DefaultSelector()
         self.conns: dict[int, Conn] = {}
         self.by_fd: dict[int, tuple[Conn, _Kind]] = {}
-        self._on_fault = on_fault
+        self.on_fault = on_fault  # a series hands its pipes from one game's match to the next: each sets its own
 
     def add(self, conn: Conn) -> None:
         """Watch a new bot's stdout, stderr and exit."""
@@ -91,6 +111,13 @@ class Pipes:
             self.selector.register(fd, selectors.EVENT_READ, None)
             self.by_fd[fd] = (conn, kind)
             conn.registered.add(fd)
+
+    def remove(self, conn: Conn) -> None:
+        """Stop watching a bot that is being replaced (a series restarts a bot that exited after ``end``)."""
+        for fd in list(conn.registered):
+            self.unregister(fd)
+        if self.conns.get(conn.seat) is conn:
+            del self.conns[conn.seat]
 
     def close(self) -> None:
         # Stop watching the fds first: the background closer closes them, and their numbers may then be reused.
@@ -199,7 +226,7 @@ class Pipes:
         conn.stdout_total += len(data)
         if conn.stdout_total > limits.max_stdout_bytes and not conn.marker_pending:
             detail = f"wrote more than {limits.max_stdout_bytes} bytes to stdout"
-            self._on_fault(conn, Fault(FaultCause.OVERSIZED, detail))
+            self.on_fault(conn, Fault(FaultCause.OVERSIZED, detail))
             return
         conn.partial += data
         while True:
@@ -213,7 +240,7 @@ class Pipes:
                 return
         if len(conn.partial) > limits.max_line_bytes:
             detail = f"a line longer than {limits.max_line_bytes} bytes (without a newline)"
-            self._on_fault(conn, Fault(FaultCause.OVERSIZED, detail))
+            self.on_fault(conn, Fault(FaultCause.OVERSIZED, detail))
 
     def _on_line(self, conn: Conn, line: bytes) -> None:
         if conn.marker_pending:
@@ -230,7 +257,7 @@ class Pipes:
             return
         else:
             what = line[:80].decode("utf-8", "replace")
-            self._on_fault(conn, Fault(FaultCause.MALFORMED, f"wrote a line when no reply was expected: {what!r}"))
+            self.on_fault(conn, Fault(FaultCause.MALFORMED, f"wrote a line when no reply was expected: {what!r}"))
 
     def read_stderr(self, conn: Conn) -> None:
         fd = conn.proc.stderr_fd
@@ -253,7 +280,7 @@ class Pipes:
                 del conn.stderr_tail[: len(conn.stderr_tail) - half]
         if conn.stderr_total > conn.limits.max_stderr_bytes and conn.fault is None:
             detail = f"wrote more than {conn.limits.max_stderr_bytes} bytes to stderr"
-            self._on_fault(conn, Fault(FaultCause.OVERSIZED, detail))
+            self.on_fault(conn, Fault(FaultCause.OVERSIZED, detail))
             self.unregister(fd)
 
     def drain_stderr(self, conn: Conn) -> None:

@@ -9,7 +9,9 @@
     run(act)
 
 ``run`` speaks the JSON-lines protocol on stdin/stdout (docs/protocol.md): it answers ``start`` with ``ready``,
-calls ``act`` for every ``act`` message and sends its answer back, and returns after ``end``. ``act`` may take a
+calls ``act`` for every ``act`` message and sends its answer back, and after ``end`` waits for the next game: the
+runner may send a new ``start`` (a series of games on the same process), which gets a fresh ``Context``. It returns
+when stdin closes. ``act`` may take a
 third argument, a ``Context`` (seat, players, options, the start message, time left), and may return
 ``(action, note)`` to attach a short note that is shown in the replay. Use ``log(...)`` (stderr) for debugging:
 stdout belongs to the protocol. Inside the sandbox this package is importable as ``parlour_sdk`` (it is mounted
@@ -97,11 +99,14 @@ def run(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
 ) -> Context:
-    """Play one match: ``act(obs, legal)`` or ``act(obs, legal, ctx)`` returns an action (or ``(action, note)``).
+    """Play every game the runner sends: ``act(obs, legal)`` or ``act(obs, legal, ctx)`` returns an action (or
+    ``(action, note)``).
 
-    ``on_start(ctx)`` runs once before ``ready`` (set-up work counts against the start-up limit);
-    ``on_end(ctx, obs)`` runs after the match with the final observation — if the process lives that long: the
-    league's runner kills a bot as soon as it has sent ``end`` (docs/protocol.md). Returns the final context."""
+    Each ``start`` begins a game with a fresh ``Context``; ``on_start(ctx)`` runs then, before ``ready`` (set-up work
+    counts against the start-up limit; reset any per-game state of your own here). ``on_end(ctx, obs)`` runs after
+    each game with the final observation, while the runner prepares the next game — but after the last game of a
+    series the process is killed at once, so it may not run then (docs/protocol.md). Returns the last game's
+    context when stdin closes."""
     inp = stdin or sys.stdin
     out = stdout or sys.stdout
     wants_ctx = _arity(act) >= 3
@@ -112,12 +117,14 @@ def run(
         message = json.loads(line)
         kind = message.get("type")
         if kind == "start":
-            ctx.game = message.get("game", "")
-            ctx.seat = message.get("seat", 0)
-            ctx.players = message.get("players", 0)
-            ctx.options = message.get("options", {})
-            ctx.time = message.get("time", {})
-            ctx.start = message
+            ctx = Context(  # a new game: nothing carries over from the previous one
+                game=message.get("game", ""),
+                seat=message.get("seat", 0),
+                players=message.get("players", 0),
+                options=message.get("options", {}),
+                time=message.get("time", {}),
+                start=message,
+            )
             if on_start is not None:
                 on_start(ctx)
             _send(out, {"type": "ready"})
@@ -137,7 +144,6 @@ def run(
             ctx.outcome = message.get("outcome")
             if on_end is not None:
                 on_end(ctx, message.get("obs", {}))
-            return ctx
         else:
             raise ProtocolError(f"unexpected message type {kind!r}")
     return ctx

@@ -17,8 +17,8 @@ rl.on("line", (line) => {
     const legal = message.legal;
     send({ type: "action", action: legal[Math.floor(Math.random() * legal.length)] });
   } else if (message.type === "end") {
+    // The game is over; the runner may send another game's start on this process (a series), or close stdin.
     console.error(`seat ${seat}: match over, outcome ${JSON.stringify(message.outcome)}`);
-    rl.close();
   }
 });
 rl.on("close", () => process.exit(0));

@@ -1049,6 +1049,10 @@ def test_the_example_bot_plays_a_whole_game_through_the_protocol() -> None:
             else:
                 state.apply(others[seat].act(state.observation(seat), state.legal_actions()))
         send({"type": "end", "outcome": state.outcome().to_json(), "obs": state.observation(1)})
+        # After end the loop waits for another game (a series on the same process), and ends with stdin.
+        send(start)
+        assert json.loads(bot.stdout.readline()) == {"type": "ready"}
+        bot.stdin.close()
         assert bot.wait(timeout=10) == 0
     finally:
         bot.kill()

@@ -455,6 +455,9 @@ def test_the_example_bot_plays_a_whole_game_over_the_protocol() -> None:
         end = {"type": "end", "outcome": state.outcome().to_json(), "obs": state.observation(1)}
         proc.stdin.write(json.dumps(end) + "\n")
         proc.stdin.flush()
+        # After end the loop waits for another game (a series on the same process), and ends with stdin.
+        assert _bot_move(proc, {**start, "time": {"move_ms": 1000, "bank_ms": 10000}}) == {"type": "ready"}
+        proc.stdin.close()
         assert proc.wait(timeout=10) == 0
     finally:
         proc.kill()

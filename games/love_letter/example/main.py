@@ -73,9 +73,8 @@ def main() -> None:
             send({"type": "ready"})
         elif message["type"] == "act":
             send({"type": "action", "action": choose(message["obs"], message["legal"])})
-        elif message["type"] == "end":
-            break
-        # Anything else is a message type this bot does not know yet: ignore it.
+        # "end": the game is over. Wait for the next line: the runner may start another game on this process (a
+        # series), or close stdin, which ends the loop. Anything else is a type this bot does not know: ignore it.
 
 
 if __name__ == "__main__":

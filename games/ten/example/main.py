@@ -73,8 +73,8 @@ def main() -> None:
             reply: dict[str, Any] = {"type": "ready"}
         elif message["type"] == "act":
             reply = {"type": "action", "action": choose(message["obs"], message["legal"])}
-        else:  # "end"
-            return
+        else:  # "end": wait for the next line (another game's start on this process) or the end of stdin
+            continue
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
 

@@ -859,6 +859,10 @@ def test_the_example_bot_plays_a_whole_game_over_the_protocol() -> None:
                 assert bot is not None
                 state.apply(bot.act(obs(state, seat), state.legal_actions()))
         send({"type": "end", "outcome": state.outcome().to_json(), "obs": obs(state, 0)})
+        # After end the loop waits for another game (a series on the same process), and ends with stdin.
+        send({"type": "start", "game": "ten", "seat": 0, "players": 3, "options": state.options, "time": {}})
+        assert receive() == {"type": "ready"}
+        proc.stdin.close()
         assert proc.wait(timeout=10) == 0
     finally:
         proc.kill()
