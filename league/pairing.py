@@ -52,6 +52,15 @@ class Candidate:
         counts[seat] += 1
 
 
+def seat_table(table: list[Candidate]) -> None:
+    """Book a planned table on its candidates, so the next table of the same plan sees them busier."""
+    for seat, candidate in enumerate(table):
+        candidate.take_seat(len(table), seat)
+        candidate.in_flight += 1
+        candidate.games += 1
+        candidate.idle_seconds = 0.0
+
+
 @dataclass(frozen=True)
 class Policy:
     table_sizes: tuple[int, ...]
@@ -87,11 +96,7 @@ def plan_tables(
         table = _plan_one(list(candidates), policy, rng)
         if table is None:
             break
-        for seat, candidate in enumerate(table):
-            candidate.take_seat(len(table), seat)
-            candidate.in_flight += 1
-            candidate.games += 1
-            candidate.idle_seconds = 0.0
+        seat_table(table)
         tables.append(table)
     return tables
 

@@ -22,7 +22,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from league.fitting import swap_probability
-from league.pairing import Candidate, Policy, assign_seats, plan_tables
+from league.pairing import Candidate, Policy, assign_seats, plan_tables, seat_table
 from league.ratings import PROVISIONAL_GAMES
 
 # Pairs further apart than this in the fitted order are not considered as the table's first pair.
@@ -58,11 +58,7 @@ def plan_settling_tables(
                 break
             continue
         table = assign_seats(_least_certain(eligible, together, rng.choice(sizes), rng), rng)
-        for seat, candidate in enumerate(table):
-            candidate.take_seat(len(table), seat)
-            candidate.in_flight += 1
-            candidate.games += 1
-            candidate.idle_seconds = 0.0
+        seat_table(table)
         tables.append(table)
     return tables
 
