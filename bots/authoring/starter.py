@@ -29,7 +29,7 @@ from games.registry import example_dir
 
 SDK_SOURCE = Path(__file__).resolve().parents[1] / "sdk" / "__init__.py"
 
-__all__ = ["ActionShape", "Field", "Reference", "build_kit", "kit_filename", "pretty", "readme", "reference"]
+__all__ = ["ActionShape", "Field", "Reference", "build_kit", "kit_filename", "pretty", "readme", "reference", "shorten"]
 
 
 # ----- the kit ------------------------------------------------------------------------------------------------------
