@@ -79,8 +79,9 @@ def make_player(game_id: str, name: str, seed: int = 0) -> Player:
 
 # ----- a game's folder -------------------------------------------------------------------------------------------
 
-# The replay viewer's shell that every game's renderer plugs into: viewer.js, kit.js, generic.js, viewer.css
-# (docs/viewer.md). The league's site and the local viewer (bots/viewer.py) both serve it from here.
+# The replay viewer's shell that every game's renderer plugs into: viewer.js (with frames.js, page.js, drawing.js),
+# kit.js, generic.js, viewer.css (docs/viewer.md). The league's site and the local viewer (bots/viewer.py) both serve
+# it from here.
 VIEWER_DIR = Path(__file__).resolve().parent / "viewer"
 RULES_FILE = "RULES.md"
 RENDERER_FILE = "viewer.js"

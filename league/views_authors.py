@@ -1,5 +1,6 @@
 """Pages for bot authors: "Write your first bot", per-game references and starter kits (generated from the engines
-by ``bots.authoring.starter``), and challenges / version tests (``league.services.challenges``).
+by ``bots.authoring.reference`` and ``bots.authoring.starter``), and challenges / version tests
+(``league.services.challenges``).
 
 The first-bot page is ``league/guides/first-bot.md`` rendered here (docs/ points to it: one copy of the text); the
 reference pages and kits come from a real game played by the engine, so they cannot drift from the code.

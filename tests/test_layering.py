@@ -111,7 +111,14 @@ def test_the_project_reaches_the_league_only_through_its_urls() -> None:
     assert importers == {"parlour.urls"}
 
 
-PURE_LEAGUE_MODULES = ["league", "league.ratings", "league.pairing", "league.fitting", "league.settling"]
+PURE_LEAGUE_MODULES = [
+    "league",
+    "league.ratings",
+    "league.pairing",
+    "league.fitting",
+    "league.settling",
+    *sorted(m for m in MODULES if m == "league.tournament_formats" or m.startswith("league.tournament_formats.")),
+]
 
 
 @pytest.mark.parametrize("module", PURE_LEAGUE_MODULES)

@@ -56,7 +56,7 @@ def test_an_unknown_game_id_never_reaches_the_filesystem() -> None:
 def test_the_viewer_shell_is_static_files_only() -> None:
     # settings.STATICFILES_DIRS publishes the whole folder: nothing but the viewer's own JS and CSS may be in it.
     names = {path.name for path in registry.VIEWER_DIR.iterdir()}
-    assert names == {"viewer.js", "kit.js", "generic.js", "viewer.css"}
+    assert names == {"viewer.js", "frames.js", "page.js", "drawing.js", "kit.js", "generic.js", "viewer.css"}
 
 
 def _runtime_files(suffixes: tuple[str, ...]) -> list[Path]:

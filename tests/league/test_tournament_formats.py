@@ -1,4 +1,4 @@
-"""Properties of the tournament formats (league/tournament_formats.py): pure functions, checked with hypothesis."""
+"""Properties of the tournament formats (league/tournament_formats/): pure functions, checked with hypothesis."""
 
 from __future__ import annotations
 
