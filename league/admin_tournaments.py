@@ -10,7 +10,6 @@ from typing import Any, TypedDict, cast
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
-from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -18,7 +17,7 @@ from django_stubs_ext import WithAnnotations
 
 from league import visibility
 from league.forms import BoundedModelMultipleChoiceField
-from league.models import Bot, Entry, Round, Tournament
+from league.models import Bot, BotVersion, Entry, Round, Tournament
 from league.services.errors import ServiceError
 from league.services.tournaments import (
     check_settings,
@@ -44,7 +43,13 @@ SETTING_FIELDS = [
 ]
 
 
-ENTRANT_CHOICES = Bot.objects.select_related("owner").order_by("game", "owner__username", "name")
+# Only bots that can play: the start pins each entrant's newest ready version, so a bot without one would fail it.
+ENTRANT_CHOICES = (
+    Bot.objects.filter(versions__status=BotVersion.Status.READY)
+    .distinct()
+    .select_related("owner")
+    .order_by("game", "owner__username", "name")
+)
 ENTRY_FIELDS = ("position", "seed", "bot", "bot_version", "score", "games", "tiebreaks", "forfeited", "eliminated_in")
 ROUND_FIELDS = ("number", "status", "started_at", "finished_at")
 
@@ -53,12 +58,40 @@ class _Counted(TypedDict):
     entrant_count: int  # TournamentAdmin.get_queryset's annotation
 
 
+def entrant_label(bot: Bot) -> str:
+    """ "alice/mybot · Love Letter · ready": several games have a "parlour/random", so the game is part of the name."""
+    if bot.is_paused:
+        state = "paused"
+    elif not bot.is_active:
+        state = "off the ladder"
+    else:
+        state = "ready"
+    return f"{bot} · {bot.get_game_display()} · {state}"
+
+
+class EntrantsField(BoundedModelMultipleChoiceField[Bot]):
+    def label_from_instance(self, obj: Bot) -> str:
+        return entrant_label(obj)
+
+
+class EntrantCheckboxes(forms.CheckboxSelectMultiple):
+    """One checkbox per bot, each marked with its game so that league/admin_tournament.js can show only the bots of
+    the game chosen above (without the script every ready bot is listed, labelled with its game)."""
+
+    def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(*args, **kwargs)
+        instance = getattr(option["value"], "instance", None)
+        if isinstance(instance, Bot):
+            option["attrs"]["data-game"] = instance.game
+        return option
+
+
 class TournamentForm(forms.ModelForm[Tournament]):
-    bots = BoundedModelMultipleChoiceField(
+    bots = EntrantsField(
         queryset=ENTRANT_CHOICES,
         required=False,
-        widget=FilteredSelectMultiple("bots", is_stacked=False),
-        help_text="The entrants: bots of the tournament's game. Their newest ready version is pinned at the start.",
+        widget=EntrantCheckboxes(attrs={"class": "entrants"}),
+        help_text="Bots of the tournament's game that have a ready version; that version is pinned at the start.",
     )
 
     table_size = forms.IntegerField(
@@ -88,7 +121,7 @@ class TournamentForm(forms.ModelForm[Tournament]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance.pk:
-            bots = cast(BoundedModelMultipleChoiceField[Bot], self.fields["bots"])
+            bots = cast(EntrantsField, self.fields["bots"])
             bots.queryset = ENTRANT_CHOICES.filter(game=self.instance.game)
             stored = self.instance.settings or {}
             for key in SETTING_FIELDS:
@@ -151,7 +184,7 @@ class RoundInline(admin.TabularInline[Round, Tournament]):
 
 
 def _confirmed(
-    name: str, verb: str, service: Callable[[Tournament], Tournament], explanation: str
+    name: str, verb: str, done: str, service: Callable[[Tournament], Tournament], explanation: str
 ) -> Callable[..., HttpResponse | None]:
     """An admin action that first shows what it will do to the selected tournaments and asks for a yes."""
 
@@ -163,7 +196,7 @@ def _confirmed(
                 except ServiceError as error:
                     modeladmin.message_user(request, f"{tournament}: {error.message}", messages.ERROR)
                 else:
-                    modeladmin.message_user(request, f"{tournament}: {verb} done.", messages.SUCCESS)
+                    modeladmin.message_user(request, f"{done} “{tournament}”.", messages.SUCCESS)
             return None
         context = {
             **modeladmin.admin_site.each_context(request),
@@ -184,6 +217,11 @@ def _confirmed(
 @admin.register(Tournament)
 class TournamentAdmin(admin.ModelAdmin[Tournament]):
     form = TournamentForm
+
+    class Media:
+        js = ["league/admin_tournament.js"]
+        css = {"all": ["league/admin_tournament.css"]}
+
     list_display = ["name", "game", "format", "status", "paused", "rated", "entrants", "created", "finished_at"]
     list_filter = ["status", "game", "format"]
     search_fields = ["name"]
@@ -191,6 +229,7 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
         _confirmed(
             "start_tournaments",
             "start",
+            "Started",
             do_start_tournament,
             "Each entrant's newest ready version is pinned, entrants are seeded by Elo, and round 1's games are "
             "queued. Settings and entrants cannot change afterwards.",
@@ -198,13 +237,15 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
         _confirmed(
             "pause_tournaments",
             "pause",
+            "Paused",
             do_pause_tournament,
             "No new games start until resumed; games already queued still play.",
         ),
-        _confirmed("resume_tournaments", "resume", do_resume_tournament, "Rounds advance again."),
+        _confirmed("resume_tournaments", "resume", "Resumed", do_resume_tournament, "Rounds advance again."),
         _confirmed(
             "cancel_tournaments",
             "cancel",
+            "Cancelled",
             do_cancel_tournament,
             "Queued games are withdrawn and nothing more is scheduled; games already played stay on record. "
             "This cannot be undone.",

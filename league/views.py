@@ -18,7 +18,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
-from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
@@ -40,6 +39,7 @@ from league.queries import (
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
 from league.services.tokens import do_create_token, do_revoke_token
+from league.time_ago import time_ago
 
 RECENT = 20
 PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
@@ -151,7 +151,7 @@ def _board_line(row: BoardRow) -> dict[str, Any]:
         "games": rating.games,
         "wld": f"{rating.wins} / {rating.losses} / {rating.draws}",
         "win": "\u2013" if row.win_percent is None else f"{row.win_percent:.0f}%",
-        "last": f"{timesince(rating.last_match_at, now, depth=1)} ago" if rating.last_match_at else "never",
+        "last": time_ago(rating.last_match_at, now, depth=1) if rating.last_match_at else "never",
         "spark": sparkline_svg(rating.recent),
     }
 

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from rest_framework.test import APIClient
 
-from league.models import Match, Tournament
+from league.models import Bot, Match, Tournament
 from league.services.matches import do_claim_match
 from league.services.recording import do_record_match_result
 from league.services.tokens import do_create_token
@@ -135,7 +135,8 @@ def test_admin_actions_ask_for_confirmation_then_act(staff, staff_client, action
     tournament.refresh_from_db()
     assert all(getattr(tournament, key) != value for key, value in after.items()), "nothing happens before yes"
     done = staff_client.post(url, {"action": action, "_selected_action": [tournament.pk], "post": "yes"}, follow=True)
-    assert done.status_code == 200 and "done." in done.content.decode()
+    past = {"start": "Started", "pause": "Paused", "resume": "Resumed", "cancel": "Cancelled"}[action.split("_")[0]]
+    assert done.status_code == 200 and f"{past} “Cup”." in done.content.decode()
     tournament.refresh_from_db()
     assert all(getattr(tournament, key) == value for key, value in after.items())
 
@@ -296,3 +297,15 @@ def test_a_four_player_knockout_bracket_has_a_box_per_table(staff, client) -> No
     play_out(tournament, by_strength(_strength(bots)))
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert page.count('<g class="box"') == 3 and page.count('class="link"') == 2
+
+
+def test_the_admin_form_offers_ready_bots_labelled_with_their_game(staff, staff_client) -> None:
+    ready = make_bots(staff, "love_letter", 1, prefix="ll") + make_bots(staff, "ten", 1, prefix="tn")
+    Bot.objects.create(owner=staff, game="love_letter", name="never-validated")  # no ready version
+    page = staff_client.get("/admin/league/tournament/add/").content.decode()
+    assert "staff/ll0 · Love Letter · ready" in page and f"staff/tn0 · {ready[1].get_game_display()} · ready" in page
+    assert 'data-game="love_letter"' in page and "never-validated" not in page
+    assert "league/admin_tournament.js" in page
+    draft = do_create_tournament(staff, "love_letter", "Draft", "swiss", {}, ready[:1])
+    change = staff_client.get(f"/admin/league/tournament/{draft.pk}/change/").content.decode()
+    assert "staff/ll0 · Love Letter" in change and "staff/tn0" not in change  # the draft's game only
