@@ -96,12 +96,17 @@ def challenge_json(challenge: Challenge, request: Request | None = None, with_re
 
 
 @extend_schema_view(
-    list=extend_schema(responses={200: ChallengeListItemSerializer(many=True), 401: ERROR}),
+    list=extend_schema(
+        summary="List your challenges and version tests",
+        responses={200: ChallengeListItemSerializer(many=True), 401: ERROR},
+    ),
     retrieve=extend_schema(
+        summary="Get a challenge with its results",
         parameters=[ID],
         responses={200: ChallengeSerializer, 404: ERROR},
     ),
     create=extend_schema(
+        summary="Start a challenge or a version test",
         request={"application/json": ChallengeCreateSerializer},
         responses={201: ChallengeSerializer, **errors(400, 401, 403, 404, 409, 429)},
     ),

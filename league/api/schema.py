@@ -196,3 +196,25 @@ class TournamentDetailSerializer(Describes):
     progress = serializers.IntegerField()
     standings = EntrySerializer(many=True)
     rounds = serializers.ListField(child=serializers.JSONField())
+
+
+# JavaScript's numbers are exact only up to 2**53: Swagger UI shows a model field's bound 2**63 - 1 as its example
+# "9223372036854776000". A field bounded that high gets a small example instead (its bound stays in the schema).
+_JS_SAFE = 2**53
+
+
+def _small_examples(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "integer" and node.get("maximum", 0) > _JS_SAFE and "example" not in node:
+            node["example"] = max(node.get("minimum", 1), 1)
+        for value in node.values():
+            _small_examples(value)
+    elif isinstance(node, list):
+        for value in node:
+            _small_examples(value)
+
+
+def small_integer_examples(result: dict[str, Any], generator: Any, request: Any, public: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
+    _small_examples(result)
+    return result
