@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 from drf_spectacular.utils import (
+    OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
@@ -183,11 +184,26 @@ def _staff_action(summary: str) -> Any:
         summary="Get a tournament", parameters=[ID], responses={200: TournamentDetailSerializer, 404: ERROR}
     ),
     create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "A knockout cup",
+                value={
+                    "name": "Autumn cup",
+                    "game": "love_letter",
+                    "format": "knockout",
+                    "settings": {},
+                    "rated": False,
+                    "bots": [3, 5, 8, 13],
+                },
+                request_only=True,
+            )
+        ],
         summary="Create a tournament (staff)",
         request={"application/json": TournamentCreateSerializer},
         responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404)},
     ),
     partial_update=extend_schema(
+        examples=[OpenApiExample("Rename it", value={"name": "Winter cup"}, request_only=True)],
         summary="Change a planned tournament (staff)",
         parameters=[ID],
         request={"application/json": TournamentUpdateSerializer},
@@ -202,6 +218,7 @@ def _staff_action(summary: str) -> Any:
         responses={200: OpenApiResponse(ROUNDS_PAGE, description="The rounds with their tables, paged"), 404: ERROR},
     ),
     entries=extend_schema(
+        examples=[OpenApiExample("Enter bot 21", value={"bot": 21}, request_only=True)],
         summary="Enter a bot in a tournament (staff)",
         parameters=[ID],
         request={"application/json": EntryCreateSerializer},

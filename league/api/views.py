@@ -9,7 +9,7 @@ from django.db.models import Model, Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -116,6 +116,13 @@ BOT_ORDERING = {
         responses={200: serializers.BotDetailSerializer, 404: ERROR},
     ),
     create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "A Love Letter bot",
+                value={"game": "love_letter", "name": "my-first-bot", "description": "Plays the highest card"},
+                request_only=True,
+            )
+        ],
         summary="Upload a new bot",
         request={"multipart/form-data": serializers.BotCreateSerializer},
         responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409, 429)},
@@ -378,6 +385,7 @@ class MeView(APIView):
         summary="List your API tokens", responses={200: serializers.TokenSerializer(many=True), 401: ERROR}
     ),
     create=extend_schema(
+        examples=[OpenApiExample("A token for a laptop", value={"name": "laptop"}, request_only=True)],
         summary="Create an API token (its key is shown once)",
         request={"application/json": serializers.TokenCreateSerializer},
         responses={201: serializers.NewTokenSerializer, **errors(400, 401)},
