@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
@@ -428,14 +428,23 @@ def tokens(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         _token, new_key = do_create_token(visibility.signed_in(request.user), form.cleaned_data["name"])
         form = TokenForm()
-    context = {"form": form, "tokens": visibility.tokens(request.user), "new_key": new_key}
+    context = {
+        "form": form,
+        "tokens": visibility.tokens(request.user),
+        "new_key": new_key,
+        "site": request.build_absolute_uri("/").rstrip("/"),
+    }
     response = render(request, "league/tokens.html", context)
     return cache_headers.no_store(response) if new_key else cache_headers.private(response)
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks "Revoke X?" (a page of its own: no script needed, none allowed by the CSP); POST revokes."""
+    if request.method == "GET":
+        token = get_object_or_404(visibility.tokens(request.user), pk=pk)
+        return cache_headers.private(render(request, "league/token_revoke.html", {"token": token}))
     try:
         do_revoke_token(visibility.signed_in(request.user), pk)
     except ServiceError as error:

@@ -8,9 +8,7 @@ reference pages and kits come from a real game played by the engine, so they can
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,12 +19,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.safestring import SafeString, mark_safe
 
 from bots.authoring import starter
 from games.registry import GAMES
 from league import visibility
 from league.challenge_queries import challenge_report, challenges_for, games_in_last_hour, previous_version
+from league.doc_markdown import render_markdown
 from league.forms import ChallengeForm, first_error
 from league.models import Bot, BotVersion, Challenge
 from league.services.challenges import do_create_challenge, do_create_version_test
@@ -35,130 +33,6 @@ from league.services.errors import RateLimited, ServiceError
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
-
-
-# ----- a small Markdown renderer (our own docs only: headings, paragraphs, lists, tables, code) --------------------
-
-
-def _inline(text: str) -> str:
-    """Escape, then code spans, links, bold and italics (code spans are protected from the rest)."""
-    spans: list[str] = []
-
-    def keep(match: re.Match[str]) -> str:
-        spans.append(f"<code>{html.escape(match.group(1))}</code>")
-        return f"\x00{len(spans) - 1}\x00"
-
-    text = re.sub(r"`([^`]+)`", keep, text)
-    text = html.escape(text, quote=False)
-    text = re.sub(
-        r"\[([^\]]+)\]\(([^)\s]+)\)",
-        lambda m: f'<a href="{m.group(2).replace(chr(34), "&quot;")}">{m.group(1)}</a>'
-        if re.match(r"^(https?://|/|#)", m.group(2))
-        else m.group(1),
-        text,
-    )
-    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
-    text = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", text)
-    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
-
-
-def _table(rows: list[str]) -> str:
-    def cells(line: str) -> list[str]:
-        return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-
-    head, body = cells(rows[0]), [cells(row) for row in rows[2:]]
-    out = ['<div class="table-scroll"><table class="doc"><thead><tr>']
-    out += [f"<th>{_inline(cell)}</th>" for cell in head]
-    out.append("</tr></thead><tbody>")
-    for row in body:
-        out.append("<tr>" + "".join(f"<td>{_inline(cell)}</td>" for cell in row) + "</tr>")
-    out.append("</tbody></table></div>")
-    return "".join(out)
-
-
-def render_markdown(text: str) -> SafeString:
-    """Markdown as written in our guides: headings, paragraphs, ``-``/``1.`` lists (continuation lines indented),
-    fenced code, pipe tables, and inline code, links, bold and italics. All text is escaped; raw HTML is not
-    passed through (HTML comments are dropped)."""
-    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
-    lines = text.splitlines()
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if not stripped:
-            i += 1
-            continue
-        if stripped.startswith("```"):
-            language = stripped[3:].strip()
-            block = []
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith("```"):
-                block.append(lines[i])
-                i += 1
-            i += 1
-            css = f' class="language-{html.escape(language)}"' if language else ""
-            out.append(f'<pre class="doc"><code{css}>{html.escape(chr(10).join(block))}</code></pre>')
-            continue
-        heading = re.match(r"^(#{1,4})\s+(.*)$", stripped)
-        if heading:
-            level = len(heading.group(1))
-            title = heading.group(2)
-            anchor = re.sub(r"[^a-z0-9]+", "-", re.sub(r"`", "", title.lower())).strip("-")
-            out.append(f'<h{level} id="{anchor}">{_inline(title)}</h{level}>')
-            i += 1
-            continue
-        if stripped.startswith("|"):
-            rows = []
-            while i < len(lines) and lines[i].strip().startswith("|"):
-                rows.append(lines[i])
-                i += 1
-            out.append(_table(rows) if len(rows) >= 2 else f"<p>{_inline(' '.join(rows))}</p>")
-            continue
-        item = re.match(r"^(\s*)([-*]|\d+\.)\s+(.*)$", line)
-        if item:
-            ordered = item.group(2)[0].isdigit()
-            tag = "ol" if ordered else "ul"
-            items: list[list[str]] = []
-            while i < len(lines):
-                current = re.match(r"^(\s*)([-*]|\d+\.)\s+(.*)$", lines[i])
-                if current and len(current.group(1)) == len(item.group(1)):
-                    items.append([current.group(3)])
-                elif lines[i].startswith(" ") and lines[i].strip() and items:
-                    items[-1].append(lines[i])  # a continuation, or a nested list / code block
-                elif not lines[i].strip() and i + 1 < len(lines) and lines[i + 1].startswith("  ") and items:
-                    items[-1].append("")
-                else:
-                    break
-                i += 1
-            rendered = []
-            for parts in items:
-                first, rest = parts[0], parts[1:]
-                if any(_starts_block(part) for part in rest):
-                    inner = "\n".join(_dedent(rest))
-                    rendered.append(f"<li>{_inline(first)}{render_markdown(inner)}</li>")
-                else:
-                    joined = " ".join([first, *(part.strip() for part in rest if part.strip())])
-                    rendered.append(f"<li>{_inline(joined)}</li>")
-            out.append(f"<{tag}>" + "".join(rendered) + f"</{tag}>")
-            continue
-        paragraph = []
-        while i < len(lines) and lines[i].strip() and not re.match(r"^(#{1,4}\s|```|\||\s*([-*]|\d+\.)\s)", lines[i]):
-            paragraph.append(lines[i].strip())
-            i += 1
-        out.append(f"<p>{_inline(' '.join(paragraph))}</p>")
-    return mark_safe("\n".join(out))  # every piece of text above went through html.escape
-
-
-def _starts_block(line: str) -> bool:
-    return line.strip().startswith(("```", "- ", "* ", "|")) or re.match(r"\s*\d+\.\s", line) is not None
-
-
-def _dedent(lines: list[str]) -> list[str]:
-    indents = [len(line) - len(line.lstrip()) for line in lines if line.strip()]
-    cut = min(indents) if indents else 0
-    return [line[cut:] for line in lines]
 
 
 # ----- first bot, references, starter kits ------------------------------------------------------------------------

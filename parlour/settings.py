@@ -196,6 +196,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/",
     "ENUM_NAME_OVERRIDES": {"GameEnum": "league.models.game_choices"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",  # the default
+        "league.api.schema.small_integer_examples",
+    ],
 }
 
 # ----- Celery ------------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.pagination import BasePagination
@@ -96,12 +96,24 @@ def challenge_json(challenge: Challenge, request: Request | None = None, with_re
 
 
 @extend_schema_view(
-    list=extend_schema(responses={200: ChallengeListItemSerializer(many=True), 401: ERROR}),
+    list=extend_schema(
+        summary="List your challenges and version tests",
+        responses={200: ChallengeListItemSerializer(many=True), 401: ERROR},
+    ),
     retrieve=extend_schema(
+        summary="Get a challenge with its results",
         parameters=[ID],
         responses={200: ChallengeSerializer, 404: ERROR},
     ),
     create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "Bot 12 against bots 3 and 5",
+                value={"kind": "challenge", "bot": 12, "opponents": [3, 5], "games": 20},
+                request_only=True,
+            )
+        ],
+        summary="Start a challenge or a version test",
         request={"application/json": ChallengeCreateSerializer},
         responses={201: ChallengeSerializer, **errors(400, 401, 403, 404, 409, 429)},
     ),

@@ -196,3 +196,29 @@ class TournamentDetailSerializer(Describes):
     progress = serializers.IntegerField()
     standings = EntrySerializer(many=True)
     rounds = serializers.ListField(child=serializers.JSONField())
+
+
+# JavaScript's numbers are exact only up to 2**53: Swagger UI shows a model field's bound 2**63 - 1 as its example
+# "9223372036854776000". A field bounded that high gets a small example instead (its bound stays in the schema).
+_JS_SAFE = 2**53
+# Swagger UI fills a string with a pattern with random text matching it; a real-looking value reads better.
+_PATTERN_EXAMPLES = {"^[-a-zA-Z0-9_]+$": "my-first-bot", "^[a-z_]+$": "love_letter"}  # a bot's name, a game id
+
+
+def _small_examples(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "integer" and node.get("maximum", 0) > _JS_SAFE and "example" not in node:
+            node["example"] = max(node.get("minimum", 1), 1)
+        if node.get("type") == "string" and node.get("pattern") in _PATTERN_EXAMPLES and "example" not in node:
+            node["example"] = _PATTERN_EXAMPLES[node["pattern"]]
+        for value in node.values():
+            _small_examples(value)
+    elif isinstance(node, list):
+        for value in node:
+            _small_examples(value)
+
+
+def small_integer_examples(result: dict[str, Any], generator: Any, request: Any, public: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
+    _small_examples(result)
+    return result

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 from drf_spectacular.utils import (
+    OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
     extend_schema,
@@ -162,43 +163,71 @@ ROUNDS_PAGE = inline_serializer(
     },
 )
 STAFF_ERRORS = errors(400, 401, 403, 404, 409)
-_staff_action = extend_schema(
-    parameters=[ID], request=None, responses={200: TournamentDetailSerializer, **STAFF_ERRORS}
-)
+
+
+def _staff_action(summary: str) -> Any:
+    return extend_schema(
+        summary=summary, parameters=[ID], request=None, responses={200: TournamentDetailSerializer, **STAFF_ERRORS}
+    )
 
 
 @extend_schema_view(
     list=extend_schema(
+        summary="List tournaments",
         parameters=[
             OpenApiParameter("game", str, description="A game id."),
             OpenApiParameter("status", str, enum=list(Tournament.Status.values)),
         ],
         responses={200: TournamentSerializer(many=True), 400: ERROR},
     ),
-    retrieve=extend_schema(parameters=[ID], responses={200: TournamentDetailSerializer, 404: ERROR}),
+    retrieve=extend_schema(
+        summary="Get a tournament", parameters=[ID], responses={200: TournamentDetailSerializer, 404: ERROR}
+    ),
     create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "A knockout cup",
+                value={
+                    "name": "Autumn cup",
+                    "game": "love_letter",
+                    "format": "knockout",
+                    "settings": {},
+                    "rated": False,
+                    "bots": [3, 5, 8, 13],
+                },
+                request_only=True,
+            )
+        ],
+        summary="Create a tournament (staff)",
         request={"application/json": TournamentCreateSerializer},
         responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404)},
     ),
     partial_update=extend_schema(
+        examples=[OpenApiExample("Rename it", value={"name": "Winter cup"}, request_only=True)],
+        summary="Change a planned tournament (staff)",
         parameters=[ID],
         request={"application/json": TournamentUpdateSerializer},
         responses={200: TournamentDetailSerializer, **STAFF_ERRORS},
     ),
-    standings=extend_schema(parameters=[ID], responses={200: EntrySerializer(many=True), 404: ERROR}),
+    standings=extend_schema(
+        summary="A tournament's standings", parameters=[ID], responses={200: EntrySerializer(many=True), 404: ERROR}
+    ),
     rounds=extend_schema(
+        summary="A tournament's rounds and tables",
         parameters=[ID],
         responses={200: OpenApiResponse(ROUNDS_PAGE, description="The rounds with their tables, paged"), 404: ERROR},
     ),
     entries=extend_schema(
+        examples=[OpenApiExample("Enter bot 21", value={"bot": 21}, request_only=True)],
+        summary="Enter a bot in a tournament (staff)",
         parameters=[ID],
         request={"application/json": EntryCreateSerializer},
         responses={201: TournamentDetailSerializer, **STAFF_ERRORS},
     ),
-    start=_staff_action,
-    pause=_staff_action,
-    resume=_staff_action,
-    cancel=_staff_action,
+    start=_staff_action("Start a tournament (staff)"),
+    pause=_staff_action("Pause a tournament (staff)"),
+    resume=_staff_action("Resume a paused tournament (staff)"),
+    cancel=_staff_action("Cancel a tournament (staff)"),
 )
 class TournamentViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Tournament]):
     """Tournaments, newest first (``?status=``, ``?game=``). The detail has the standings (with tie-breaks), the

@@ -9,7 +9,7 @@ from django.db.models import Model, Prefetch, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
@@ -74,8 +74,9 @@ BOT_FILTERS = [
 
 
 @extend_schema_view(
-    list=extend_schema(responses=GameSerializer(many=True)),
+    list=extend_schema(summary="List the games", responses=GameSerializer(many=True)),
     retrieve=extend_schema(
+        summary="Get a game and its options",
         responses={200: GameSerializer, 404: ERROR},
         parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, pattern="^[a-z_]+$")],
     ),
@@ -106,27 +107,53 @@ BOT_ORDERING = {
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=BOT_FILTERS, responses={200: serializers.BotSerializer(many=True), 400: ERROR}),
-    retrieve=extend_schema(parameters=[ID], responses={200: serializers.BotDetailSerializer, 404: ERROR}),
+    list=extend_schema(
+        summary="List bots", parameters=BOT_FILTERS, responses={200: serializers.BotSerializer(many=True), 400: ERROR}
+    ),
+    retrieve=extend_schema(
+        summary="Get a bot with its versions and rating",
+        parameters=[ID],
+        responses={200: serializers.BotDetailSerializer, 404: ERROR},
+    ),
     create=extend_schema(
+        examples=[
+            OpenApiExample(
+                "A Love Letter bot",
+                value={"game": "love_letter", "name": "my-first-bot", "description": "Plays the highest card"},
+                request_only=True,
+            )
+        ],
+        summary="Upload a new bot",
         request={"multipart/form-data": serializers.BotCreateSerializer},
         responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409, 429)},
     ),
     versions=extend_schema(
+        summary="Upload a new version of your bot",
         parameters=[ID],
         request={"multipart/form-data": serializers.VersionCreateSerializer},
         responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404, 429)},
     ),
-    ratings=extend_schema(parameters=[ID], responses={200: serializers.RatingChangeSerializer(many=True), 404: ERROR}),
+    ratings=extend_schema(
+        summary="A bot's rating history",
+        parameters=[ID],
+        responses={200: serializers.RatingChangeSerializer(many=True), 404: ERROR},
+    ),
     head_to_head=extend_schema(
+        summary="A bot's results against each opponent",
         parameters=[ID, OpenApiParameter("limit", int), OpenApiParameter("offset", int)],
         responses={200: HeadToHeadSerializer, 404: ERROR},
     ),
     resume=extend_schema(
-        parameters=[ID], request=None, responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)}
+        summary="Put your disabled bot back on the ladder",
+        parameters=[ID],
+        request=None,
+        responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)},
     ),
     disable=extend_schema(
-        parameters=[ID], request=None, responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)}
+        summary="Take your bot off the ladder",
+        parameters=[ID],
+        request=None,
+        responses={200: serializers.BotSerializer, **errors(400, 401, 403, 404)},
     ),
 )
 class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Bot]):
@@ -229,13 +256,21 @@ def _cache_finished(response: Response, match: Match, request: Request) -> Respo
 
 
 @extend_schema_view(
-    list=extend_schema(parameters=MATCH_FILTERS, responses={200: serializers.MatchSerializer(many=True), 400: ERROR}),
-    retrieve=extend_schema(parameters=[ID], responses={200: serializers.MatchSerializer, 404: ERROR}),
+    list=extend_schema(
+        summary="List matches",
+        parameters=MATCH_FILTERS,
+        responses={200: serializers.MatchSerializer(many=True), 400: ERROR},
+    ),
+    retrieve=extend_schema(
+        summary="Get a match and its seats", parameters=[ID], responses={200: serializers.MatchSerializer, 404: ERROR}
+    ),
     replay=extend_schema(
+        summary="A match's replay",
         parameters=[ID],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="The replay document"), **errors(404, 409)},
     ),
     frames=extend_schema(
+        summary="A match's replay as viewer frames",
         parameters=[ID, OpenApiParameter("seat", int, description="Only what this seat knew.")],
         responses={
             200: OpenApiResponse(OpenApiTypes.OBJECT, description="Every step's view, for the viewer"),
@@ -308,6 +343,7 @@ class LeaderboardView(APIView):
     serializer_class = LeaderboardSerializer
 
     @extend_schema(
+        summary="A game's leaderboard",
         parameters=[
             OpenApiParameter("sort", str, enum=list(SORTS)),
             OpenApiParameter("order", str, enum=["reverse"]),
@@ -332,7 +368,7 @@ class LeaderboardView(APIView):
 # ----- the current user and their tokens ---------------------------------------------------------------------
 
 
-@extend_schema(responses={200: serializers.MeSerializer, 401: ERROR})
+@extend_schema(summary="Who you are: your user, bots and tokens", responses={200: serializers.MeSerializer, 401: ERROR})
 class MeView(APIView):
     """The signed-in user (by session or token): who they are, their bots and their tokens."""
 
@@ -345,12 +381,16 @@ class MeView(APIView):
 
 
 @extend_schema_view(
-    list=extend_schema(responses={200: serializers.TokenSerializer(many=True), 401: ERROR}),
+    list=extend_schema(
+        summary="List your API tokens", responses={200: serializers.TokenSerializer(many=True), 401: ERROR}
+    ),
     create=extend_schema(
+        examples=[OpenApiExample("A token for a laptop", value={"name": "laptop"}, request_only=True)],
+        summary="Create an API token (its key is shown once)",
         request={"application/json": serializers.TokenCreateSerializer},
         responses={201: serializers.NewTokenSerializer, **errors(400, 401)},
     ),
-    destroy=extend_schema(parameters=[ID], responses={204: None, **errors(401, 404)}),
+    destroy=extend_schema(summary="Revoke an API token", parameters=[ID], responses={204: None, **errors(401, 404)}),
 )
 class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
     """Your API tokens: list them (never their keys), create one (its key is shown once, in the answer), revoke one."""

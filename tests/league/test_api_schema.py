@@ -27,3 +27,53 @@ def test_the_docs_pages_load_their_scripts_locally(anon_api: APIClient, url: str
     html = response.content.decode()
     assert "/static/drf_spectacular_sidecar/" in html
     assert "cdn." not in html and "unpkg" not in html
+
+
+def _operations(schema: dict) -> list[tuple[str, str, dict]]:
+    methods = ("get", "post", "put", "patch", "delete")
+    return [
+        (method, path, op) for path, item in schema["paths"].items() for method, op in item.items() if method in methods
+    ]
+
+
+def _integers(node: object) -> list[dict]:
+    if isinstance(node, dict):
+        found = [node] if node.get("type") == "integer" else []
+        return found + [i for value in node.values() for i in _integers(value)]
+    if isinstance(node, list):
+        return [i for value in node for i in _integers(value)]
+    return []
+
+
+def test_every_operation_has_a_summary_and_no_example_is_a_huge_number(anon_api: APIClient) -> None:
+    schema = anon_api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    operations = _operations(schema)
+    assert len(operations) >= 30
+    missing = [f"{method.upper()} {path}" for method, path, op in operations if not op.get("summary", "").strip()]
+    assert missing == []
+    # Swagger UI shows a field's maximum as its example when it has none: 2**63 - 1 reads as 9223372036854776000.
+    huge = [i for i in _integers(schema) if i.get("maximum", 0) > 2**53 and not 0 <= i.get("example", -1) < 2**53]
+    assert len(_integers(schema)) > 20 and huge == []
+    # Swagger UI fills a patterned string with random text matching it, unless it has an example.
+    patterned = [n for n in _nodes(schema) if n.get("type") == "string" and "pattern" in n]
+    assert patterned and all("example" in n for n in patterned)
+
+
+def test_every_json_request_body_has_an_example(anon_api: APIClient) -> None:
+    """(Uploads are multipart forms: Swagger UI builds those field by field, from the fields' own examples above.)"""
+    schema = anon_api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    bodies = [
+        (f"{method.upper()} {path}", op["requestBody"]["content"]["application/json"])
+        for method, path, op in _operations(schema)
+        if "application/json" in op.get("requestBody", {}).get("content", {})
+    ]
+    assert len(bodies) >= 5
+    assert [name for name, media in bodies if not media.get("examples")] == []
+
+
+def _nodes(node: object) -> list[dict]:
+    if isinstance(node, dict):
+        return [node] + [n for value in node.values() for n in _nodes(value)]
+    if isinstance(node, list):
+        return [n for value in node for n in _nodes(value)]
+    return []

@@ -98,15 +98,18 @@ def test_every_page_links_to_the_first_bot_page(client: Client, db) -> None:
 def test_markdown_is_escaped_and_keeps_its_structure() -> None:
     html = render_markdown(
         "# Title\n\nA <script>x</script> and `<b>` and **bold** [link](/x/) [bad](javascript:alert(1)).\n\n"
+        "[repo](../docs/protocol.md) [guide](first-bot.md#x)\n\n"
         '- one\n- two\n  continued\n\n| a | b |\n|---|---|\n| `1 \\| 2` | *it* |\n\n```json\n{"a": "<"}\n```\n'
     )
     assert '<h1 id="title">Title</h1>' in html
     assert "&lt;script&gt;" in html and "<script>" not in html
     assert "<code>&lt;b&gt;</code>" in html and "<strong>bold</strong>" in html
     assert '<a href="/x/">link</a>' in html and "javascript:" not in html.replace("(javascript:", "")
-    assert "<li>two continued</li>" in html
-    assert "<td><code>1 | 2</code></td><td><em>it</em></td>" in html
-    assert '<code class="language-json">{&quot;a&quot;: &quot;&lt;&quot;}</code>' in html
+    # Links to repository files: a site page where there is one, else plain text (no path to follow or show).
+    assert "repo" in html and "protocol.md" not in html and '<a href="/first-bot/#x">guide</a>' in html
+    assert "<li>two\ncontinued</li>" in html
+    assert "<td><code>1 | 2</code></td>\n<td><em>it</em></td>" in html
+    assert '<code class="language-json">{&quot;a&quot;: &quot;&lt;&quot;}\n</code>' in html
 
 
 def _sandboxed_kit_match(tmp_path: Path) -> dict:
