@@ -34,6 +34,7 @@ from league.queries import (
     fault_counts,
     head_to_head,
     leaderboard,
+    not_ranked,
     rating_history,
     versions_with_games,
 )
@@ -133,6 +134,7 @@ def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None
         "columns": columns,
         "sort_query": urlencode({"sort": sort, **({"order": "reverse"} if reverse else {})}),
         "provisional_games": ratings.PROVISIONAL_GAMES,
+        "not_ranked": not_ranked(game),
     }
     return render_to_string("league/_leaderboard_content.html", context)
 
