@@ -11,6 +11,7 @@ urlpatterns = [
     path("games/<str:game>/", views.leaderboard_page, name="leaderboard"),
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<int:pk>/", views.bot_page, name="bot"),
+    path("bots/<int:pk>/status/", views.bot_status_fragment, name="bot-status"),
     path("bots/<int:pk>/versions/", views.bot_version_new, name="bot-version-new"),
     path("bots/<int:pk>/ladder/", views.bot_ladder, name="bot-ladder"),
     path("matches/<int:pk>/", views.match_page, name="match"),

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_POST
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import cache_headers, caching, disclosure, ratings, visibility
+from league.bot_status import bot_status
 from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
@@ -196,9 +197,20 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "matches": matches,
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
+        "status": bot_status(bot, versions),
     }
     response = render(request, "league/bot.html", context)
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
+
+
+def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
+    """The bot page's status banner alone: what its htmx trigger fetches while a version is being validated."""
+    bot = get_object_or_404(visibility.bots(request.user).select_related("owner"), pk=pk)
+    is_owner = visibility.sees_owner_data(request.user, bot)
+    versions = list(BotVersion.objects.filter(bot=bot).defer("archive").order_by("-number"))
+    context = {"bot": bot, "is_owner": is_owner, "status": bot_status(bot, versions)}
+    response = render(request, "league/_bot_status.html", context)
+    return cache_headers.private(response) if is_owner else cache_headers.no_store(response)
 
 
 def _recent_matches(bot: Bot, version_ids: list[int]) -> list[tuple[int, str]]:
