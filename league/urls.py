@@ -24,6 +24,7 @@ urlpatterns = [
     path("tournaments/", views_tournaments.tournament_list, name="tournaments"),
     path("tournaments/<int:pk>/", views_tournaments.tournament_page, name="tournament"),
     path("account/signup/", views.signup, name="signup"),
+    path("account/bots/", views.my_bots, name="my-bots"),
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),
 ]

@@ -390,6 +390,43 @@ def bot_new(request: HttpRequest) -> HttpResponse:
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
+MY_FAULTS_SHOWN = 3  # the latest faults of each bot on its owner's list; its page has them all
+
+
+@login_required
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's bots: each one's status, versions, rating and latest faults, with the upload form."""
+    user = visibility.signed_in(request.user)
+    versions = Prefetch("versions", queryset=BotVersion.objects.defer("archive").order_by("-number"))
+    bots = list(
+        Bot.objects.filter(owner=user).select_related("rating").prefetch_related(versions).order_by("game", "name")
+    )
+    faults: dict[int, list[Seat]] = {}
+    recent = (
+        Seat.objects.filter(bot_version__bot__owner=user, match__status=Match.Status.FINISHED)
+        .exclude(fault="")
+        .select_related("bot_version")
+        .defer(*_NOT_SHOWN, "stderr")
+        .order_by("-match_id")[: MY_FAULTS_SHOWN * max(len(bots), 1) * 4]
+    )
+    for seat in recent:
+        mine = faults.setdefault(seat.bot_version.bot_id, [])
+        if len(mine) < MY_FAULTS_SHOWN:
+            mine.append(seat)
+    rows = [
+        {
+            "bot": bot,
+            "status": bot_status(bot, list(bot.versions.all())),
+            "versions": list(bot.versions.all()),
+            "rating": getattr(bot, "rating", None),
+            "faults": faults.get(bot.pk, []),
+        }
+        for bot in bots
+    ]
+    context = {"rows": rows, "form": BotUploadForm()}
+    return cache_headers.private(render(request, "league/my_bots.html", context))
+
+
 # The refusals of _check_fair_use: too many bots (403) or uploads in the last hour (429).
 FAIR_USE_CODES = {"too_many_bots", "rate_limited"}
 

@@ -62,3 +62,31 @@ def test_the_status_banner_goes_from_pending_to_ready_without_a_reload(
     assert "Ready" in banner.inner_text() and banner.get_attribute("hx-trigger") is None  # settled: it stops asking
     assert Bot.objects.get(pk=bot.pk).versions.get().status == "ready"
     tab.assert_no_errors()
+
+
+def test_my_bots_lists_each_bot_with_its_status_and_the_upload_form(
+    open_tab: Callable[..., Tab], live_server, alice, bob, example_bot_source: bytes
+) -> None:
+    good = do_create_bot(alice, "love_letter", "good", example_bot_source, "bot.py")
+    do_record_validation(good.versions.get().pk, True, "Smoke match: finished, rank 1 of 2.", "")
+    broken = do_create_bot(alice, "love_letter", "broken", example_bot_source, "bot.py")
+    do_record_validation(broken.versions.get().pk, False, "Smoke match failed: the bot crashed at start-up", "")
+    do_create_bot(bob, "love_letter", "bobs", example_bot_source, "bot.py")
+    anonymous = open_tab()
+    anonymous.goto("/account/bots/")
+    assert "/account/login/" in anonymous.page.url  # sign-in required
+    tab = _signed_in(open_tab, live_server, alice)
+    tab.goto("/")
+    tab.page.click("header a[href='/account/bots/']")  # linked from the navigation bar
+    tab.page.wait_for_url("**/account/bots/")
+    states = {
+        tab.page.locator(".my-bot h2 a").nth(i).inner_text(): tab.page.locator(".my-bot [data-state]")
+        .nth(i)
+        .get_attribute("data-state")
+        for i in range(tab.page.locator(".my-bot").count())
+    }
+    assert states == {"alice/broken": "rejected", "alice/good": "ready"}  # bob's bot is not listed
+    assert "crashed at start-up" in tab.page.inner_text("main") and "not ranked yet" in tab.page.inner_text("main")
+    assert tab.page.locator("main form[action='/bots/new/'] input[type=file]").count() == 1
+    tab.shot("my-bots")
+    tab.assert_no_errors()
