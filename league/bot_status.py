@@ -36,7 +36,7 @@ def bot_status(bot: Bot, versions: Sequence[BotVersion]) -> BotStatus:
         return BotStatus("pending", f"{number} is waiting for validation", "Its smoke match starts soon." + meanwhile)
     if newest.status == BotVersion.Status.REJECTED:
         still = f" v{ready.number} still plays on the ladder." if ready else " It does not play until a version passes."
-        reason = newest.validation_log or "The validation gave no reason."
+        reason = (newest.validation_log or "The validation gave no reason").rstrip(".") + "."
         return BotStatus("rejected", f"v{newest.number} was rejected", reason + still, newest.validation_stderr)
     if bot.paused_at is not None:
         return BotStatus("paused", "Paused", bot.paused_reason or "Paused for faults.")
