@@ -116,3 +116,12 @@ class MatchResult:
             "replay": self.replay,
             "wall_ms": self.wall_ms,
         }
+
+
+def fault_text(fault: Fault) -> str:
+    """A fault in plain words for the bot's author: what it did, when, and the runner's detail ("crashed at move 12:
+    exit status 1"). A fault before the first move says "at start-up", never "at move None"."""
+    what = fault.cause.label
+    if fault.cause is not FaultCause.STARTUP:  # "did not start" says when already
+        what += " at start-up" if fault.move is None else f" at move {fault.move}"
+    return f"{what}: {fault.detail}" if fault.detail else what

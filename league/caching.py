@@ -42,7 +42,9 @@ def board_fingerprint(game: str | None) -> str:
     The game's bots (a new bot adds one and its id; a pause stamps ``paused_at``; a resume or an accepted version stamps
     ``fault_window_start``, and a resume clears a pause or counts one more active bot; taking a bot off the ladder
     counts one fewer), its queued and running matches (every recorded result takes one away: their count and sum of
-    ids change, since a new match's id is larger than any old one's) and its latest finish."""
+    ids change, since a new match's id is larger than any old one's) and its latest finish. Who is ranked (a ready
+    version and a rated game) and who is listed as new (ready, no rated game) change only with an accepted version or
+    a finished match, both seen here; a rejected or pending version changes neither list."""
     bots, matches = Bot._meta.db_table, Match._meta.db_table
     where, args = ("game = %s AND ", [game]) if game is not None else ("", [])
     sql = (

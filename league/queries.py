@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple, TypedDict
 
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Window
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery, Window
 from django.db.models.functions import Rank
 from django_stubs_ext import WithAnnotations
 
@@ -25,15 +25,19 @@ SORTS: dict[str, tuple[str, bool]] = {
 
 
 def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet[Bot]:
-    """Bots of ``game`` on the ladder (active) that have a rating, best Elo first unless sorted otherwise.
+    """The ranked bots of ``game``: on the ladder (active), with a ready version and at least one rated game; best Elo
+    first unless sorted otherwise. A bot still being validated, rejected, or not yet played is not ranked: a 1500
+    it never earned would sit above bots that have played (``not_ranked`` lists the new ones apart).
 
-    Each bot carries ``position`` (its Elo rank, ties shared) and ``newest_version`` (its newest ready version)."""
+    Each bot carries ``position`` (its Elo rank among the ranked bots alone, ties shared: the window runs after the
+    WHERE) and ``newest_version`` (its newest ready version)."""
     field, descending = SORTS.get(sort, SORTS["elo"])
     descending = descending != reverse
     newest = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY).order_by("-number")
     order = F(field).desc(nulls_last=True) if descending else F(field).asc(nulls_last=True)
     return (
-        Bot.objects.filter(game=game, is_active=True, rating__isnull=False)
+        Bot.objects.filter(game=game, is_active=True, rating__games__gt=0)
+        .filter(Exists(_ready_versions()))
         .select_related("owner", "rating")
         .annotate(
             position=Window(Rank(), order_by=F("rating__elo").desc()),
@@ -41,6 +45,26 @@ def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet
         )
         .order_by(order, "-rating__elo", "id")
     )
+
+
+NOT_RANKED_SHOWN = 50  # the newest of them; a ladder has few at a time
+
+
+def not_ranked(game: str) -> list[Bot]:
+    """Bots of ``game`` on the ladder that are ready but have not played a rated game yet, newest first: listed apart
+    from the leaderboard, as "new". Bots being validated or rejected are not listed (their owners see them on their
+    own pages)."""
+    return list(
+        Bot.objects.filter(game=game, is_active=True)
+        .filter(Q(rating__isnull=True) | Q(rating__games=0))
+        .filter(Exists(_ready_versions()))
+        .select_related("owner")
+        .order_by("-id")[:NOT_RANKED_SHOWN]
+    )
+
+
+def _ready_versions() -> QuerySet[BotVersion]:
+    return BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY)
 
 
 def with_total(bots: QuerySet[Bot]) -> QuerySet[Bot]:

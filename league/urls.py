@@ -11,6 +11,7 @@ urlpatterns = [
     path("games/<str:game>/", views.leaderboard_page, name="leaderboard"),
     path("bots/new/", views.bot_new, name="bot-new"),
     path("bots/<int:pk>/", views.bot_page, name="bot"),
+    path("bots/<int:pk>/status/", views.bot_status_fragment, name="bot-status"),
     path("bots/<int:pk>/versions/", views.bot_version_new, name="bot-version-new"),
     path("bots/<int:pk>/ladder/", views.bot_ladder, name="bot-ladder"),
     path("matches/<int:pk>/", views.match_page, name="match"),
@@ -23,6 +24,7 @@ urlpatterns = [
     path("tournaments/", views_tournaments.tournament_list, name="tournaments"),
     path("tournaments/<int:pk>/", views_tournaments.tournament_page, name="tournament"),
     path("account/signup/", views.signup, name="signup"),
+    path("account/bots/", views.my_bots, name="my-bots"),
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),
 ]

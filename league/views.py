@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import cache_headers, caching, disclosure, ratings, visibility
+from league.bot_status import bot_status
 from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
 from league.queries import (
@@ -33,6 +34,7 @@ from league.queries import (
     fault_counts,
     head_to_head,
     leaderboard,
+    not_ranked,
     rating_history,
     versions_with_games,
 )
@@ -133,6 +135,7 @@ def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None
         "columns": columns,
         "sort_query": urlencode({"sort": sort, **({"order": "reverse"} if reverse else {})}),
         "provisional_games": ratings.PROVISIONAL_GAMES,
+        "not_ranked": not_ranked(game),
     }
     return render_to_string("league/_leaderboard_content.html", context)
 
@@ -194,9 +197,20 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "matches": matches,
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
+        "status": bot_status(bot, versions),
     }
     response = render(request, "league/bot.html", context)
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
+
+
+def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
+    """The bot page's status banner alone: what its htmx trigger fetches while a version is being validated."""
+    bot = get_object_or_404(visibility.bots(request.user).select_related("owner"), pk=pk)
+    is_owner = visibility.sees_owner_data(request.user, bot)
+    versions = list(BotVersion.objects.filter(bot=bot).defer("archive").order_by("-number"))
+    context = {"bot": bot, "is_owner": is_owner, "status": bot_status(bot, versions)}
+    response = render(request, "league/_bot_status.html", context)
+    return cache_headers.private(response) if is_owner else cache_headers.no_store(response)
 
 
 def _recent_matches(bot: Bot, version_ids: list[int]) -> list[tuple[int, str]]:
@@ -374,6 +388,43 @@ def bot_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Uploaded. Your bot is being validated by a smoke match in the sandbox.")
             return redirect(bot)
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+MY_FAULTS_SHOWN = 3  # the latest faults of each bot on its owner's list; its page has them all
+
+
+@login_required
+def my_bots(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's bots: each one's status, versions, rating and latest faults, with the upload form."""
+    user = visibility.signed_in(request.user)
+    versions = Prefetch("versions", queryset=BotVersion.objects.defer("archive").order_by("-number"))
+    bots = list(
+        Bot.objects.filter(owner=user).select_related("rating").prefetch_related(versions).order_by("game", "name")
+    )
+    faults: dict[int, list[Seat]] = {}
+    recent = (
+        Seat.objects.filter(bot_version__bot__owner=user, match__status=Match.Status.FINISHED)
+        .exclude(fault="")
+        .select_related("bot_version")
+        .defer(*_NOT_SHOWN, "stderr")
+        .order_by("-match_id")[: MY_FAULTS_SHOWN * max(len(bots), 1) * 4]
+    )
+    for seat in recent:
+        mine = faults.setdefault(seat.bot_version.bot_id, [])
+        if len(mine) < MY_FAULTS_SHOWN:
+            mine.append(seat)
+    rows = [
+        {
+            "bot": bot,
+            "status": bot_status(bot, list(bot.versions.all())),
+            "versions": list(bot.versions.all()),
+            "rating": getattr(bot, "rating", None),
+            "faults": faults.get(bot.pk, []),
+        }
+        for bot in bots
+    ]
+    context = {"rows": rows, "form": BotUploadForm()}
+    return cache_headers.private(render(request, "league/my_bots.html", context))
 
 
 # The refusals of _check_fair_use: too many bots (403) or uploads in the last hour (429).

@@ -136,7 +136,11 @@ def challenge_list(request: HttpRequest) -> HttpResponse:
         challenge.opponent_versions = [versions[pk] for pk in challenge.opponents if pk in versions]  # type: ignore[attr-defined]  # for the template
     context = {
         "challenges": mine,
-        "bots": Bot.objects.filter(owner=user).order_by("game", "name"),
+        # Only bots that can play (a ready version): a rejected or still-validating bot has nothing to challenge with.
+        "bots": Bot.objects.filter(owner=user, versions__status=BotVersion.Status.READY)
+        .distinct()
+        .order_by("game", "name"),
+        "unready": Bot.objects.filter(owner=user).exclude(versions__status=BotVersion.Status.READY).count(),
         "used": games_in_last_hour(user),
         "limit": settings.CHALLENGE_GAMES_PER_HOUR,
     }

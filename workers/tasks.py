@@ -23,7 +23,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, close_old
 
 from bots.limits import Limits
 from bots.packaging import PackagingError
-from bots.results import BotSeat, MatchResult
+from bots.results import BotSeat, MatchResult, fault_text
 from bots.runner import PreparedMatch, play_match, prepare_match
 from bots.sandbox import SandboxError
 from games.registry import get_game
@@ -344,7 +344,7 @@ def validate_version(self: AnyTask, version_id: int, claim_token: str | None = N
                 log_text = f"Smoke match against the built-in random player: finished, rank {mine.rank} of {players}."
             else:
                 accepted = False
-                log_text = f"Smoke match failed: {mine.fault.cause} at move {mine.fault.move}: {mine.fault.detail}"
+                log_text = f"Smoke match failed: the bot {fault_text(mine.fault)}"
             _with_database_retries(
                 what,
                 lambda: do_record_validation(version_id, accepted, log_text, mine.stderr, claim_token=token),

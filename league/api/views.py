@@ -336,7 +336,8 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
 
 class LeaderboardView(APIView):
-    """The ladder of one game: bots by Elo, with the 95% interval, W/L/D, last match and recent Elo values.
+    """The ladder of one game: its ranked bots (a ready version and a rated game) by Elo, with the 95% interval,
+    W/L/D, last match and recent Elo values.
 
     ``?sort=`` elo (default), interval, games, wins, last or name; ``?order=reverse`` flips it. Paginated."""
 

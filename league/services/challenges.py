@@ -45,10 +45,19 @@ def _owned_bot(owner: AbstractBaseUser, bot_id: int) -> Bot:
 def _ready_version(bot: Bot) -> BotVersion:
     version = bot.current_version()
     if version is None:
-        raise ServiceError(
-            f"{bot} has no ready version yet (it is validated after each upload)", code=ErrorCode.NOT_READY
-        )
+        raise ServiceError(_not_ready_reason(bot), code=ErrorCode.NOT_READY)
     return version
+
+
+def _not_ready_reason(bot: Bot) -> str:
+    """Why ``bot`` cannot play, in plain words: its newest upload is being validated, or was rejected (and why)."""
+    newest = bot.versions.defer("archive").order_by("-number").first()
+    if newest is None or newest.status == BotVersion.Status.PENDING:
+        return (
+            f"{bot} cannot play yet: its code is still being validated (a smoke match in the sandbox). Try again soon."
+        )
+    reason = newest.validation_log or "the validation gave no reason"
+    return f"{bot} cannot play: v{newest.number} was rejected ({reason}). A new version that passes can play."
 
 
 def _opponent_versions(game: str, bot_ids: list[int], exclude: int | None = None) -> list[BotVersion]:

@@ -128,11 +128,21 @@ def test_the_leaderboard_is_paged_in_the_database_with_true_ranks(
 ) -> None:
     from django.contrib.auth.models import User
 
-    from league.models import Rating
+    from league.models import BotVersion, Rating
 
     owner = User.objects.create(username="many")
     for i in range(30):
-        Rating.objects.create(bot=Bot.objects.create(owner=owner, game="love_letter", name=f"b{i:02}"), elo=1500 + i)
+        bot = Bot.objects.create(owner=owner, game="love_letter", name=f"b{i:02}")
+        Rating.objects.create(bot=bot, elo=1500 + i, games=1)  # ranked: a ready version and a rated game
+        BotVersion.objects.create(bot=bot, number=1, builtin="random", status=BotVersion.Status.READY)
+    # Not ranked, and not counted in anyone's rank: a new bot (no rated game, at a higher Elo than all) and one whose
+    # only version was rejected.
+    new = Bot.objects.create(owner=owner, game="love_letter", name="new")
+    Rating.objects.create(bot=new, elo=1900)
+    BotVersion.objects.create(bot=new, number=1, builtin="random", status=BotVersion.Status.READY)
+    rejected = Bot.objects.create(owner=owner, game="love_letter", name="rejected")
+    Rating.objects.create(bot=rejected, elo=1900, games=1)
+    BotVersion.objects.create(bot=rejected, number=1, status=BotVersion.Status.REJECTED)
     with django_assert_max_num_queries(1):  # the page, its ranks and the count in one query: never every row
         page = anon_api.get("/api/leaderboards/love_letter/?limit=10&offset=10").json()
     assert page["count"] == 30 and page["next"] and page["previous"]
@@ -184,3 +194,25 @@ def test_a_bad_ordering_or_cursor_is_a_400_naming_it(anon_api: APIClient, db, qu
 def test_a_date_filter_takes_any_offset_python_reads(anon_api: APIClient, db, value: str, status: int) -> None:
     response = anon_api.get("/api/matches/", {"created_before": value})
     assert response.status_code == status, response.content
+
+
+def test_the_leaderboard_ranks_only_bots_that_have_played_with_a_ready_version(
+    alice, anon_api: APIClient, client, example_bot_source: bytes
+) -> None:
+    """A rejected upload and a bot that has not played yet are not ranked (issue #19, finding 1); the page lists the
+    ready one apart as new, and the rejected one not at all."""
+    from league.models import Rating
+    from league.services.bots import do_create_bot, do_record_validation
+
+    do_register_builtin_bots(["love_letter"])
+    played = Bot.objects.get(game="love_letter", name="heuristic")
+    Rating.objects.filter(bot=played).update(games=3, elo=1480)  # below 1500: a newcomer's 1500 would outrank it
+    rejected = do_create_bot(alice, "love_letter", "broken", example_bot_source, "bot.py")
+    do_record_validation(rejected.versions.get().pk, False, "Smoke match failed: crashed at start-up", "Traceback")
+    pending = do_create_bot(alice, "love_letter", "waiting", example_bot_source, "bot.py")
+    board = anon_api.get("/api/leaderboards/love_letter/").json()
+    assert board["count"] == 1 and [(row["name"], row["rank"]) for row in board["results"]] == [(str(played), 1)]
+    html = client.get("/games/love_letter/").content.decode()
+    apart = html[html.index("Not ranked yet") :]
+    assert "parlour/random" in apart and str(rejected) not in html and str(pending) not in html
+    assert '<td class="num">1</td>' in html and '<td class="num">2</td>' not in html

@@ -113,7 +113,8 @@ def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, i
     assert (love_letter.min_players, love_letter.max_players) == (2, 4)
     board = api["api.leaderboards.leaderboards_retrieve"].sync("love_letter", client=anonymous, limit=2)
     assert isinstance(board, models.Leaderboard) and board.game == "love_letter" and len(board.results) <= 2
-    assert board.count == Bot.objects.filter(game="love_letter", rating__isnull=False).count()
+    # Ranked bots only: a ready version and a rated game (issue #19); the house bots have not played yet.
+    assert board.count == Bot.objects.filter(game="love_letter", rating__games__gt=0).count() == 0
     matches = api["api.matches.matches_list"].sync(client=anonymous, game="love_letter")
     assert isinstance(matches, models.PaginatedMatchList) and matches.results == []
 

@@ -21,7 +21,7 @@ from tests.results import runner_result
 
 # Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
 # a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
-LEADERBOARD_QUERIES = 3  # the fingerprint, the rows (with Elo rank and newest version) and their count
+LEADERBOARD_QUERIES = 4  # the fingerprint, the rows (with Elo rank and newest version) and their count, the new bots
 LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
 # The bot page: bot, versions, the recent matches' ids and statuses, then on a miss rating history, head to head,
 # faults, and the recent matches with their seats. Its versions' finished games and the recent matches' statuses are
@@ -79,6 +79,7 @@ def test_provisional_and_paused_bots_are_marked(client: Client, db) -> None:
     bots = _league(n=3, matches=0)
     Rating.objects.filter(bot=bots[0]).update(games=50, games_since_version=50, version=1)
     Rating.objects.filter(bot=bots[1]).update(games=50, games_since_version=50, version=1)
+    Rating.objects.filter(bot=bots[2]).update(games=1, games_since_version=1, version=1)  # ranked: it has played
     BotVersion.objects.create(bot=bots[1], number=2, builtin="random", status=BotVersion.Status.READY)
     Bot.objects.filter(pk=bots[2].pk).update(paused_at=timezone.now(), paused_reason="faulted too often")
     rows = APIClient().get("/api/leaderboards/love_letter/").json()["results"]
@@ -93,7 +94,8 @@ def test_the_leaderboard_pages_a_big_league(client: Client, db) -> None:
     owner = User.objects.create(username="many")
     for i in range(130):
         bot = Bot.objects.create(owner=owner, game="love_letter", name=f"b{i:03}")
-        Rating.objects.create(bot=bot, elo=1500 + i)
+        Rating.objects.create(bot=bot, elo=1500 + i, games=1)  # ranked: a ready version and a rated game
+        BotVersion.objects.create(bot=bot, number=1, builtin="random", status=BotVersion.Status.READY)
     first = client.get("/games/love_letter/").content.decode()
     assert "page 1 of 2" in first and "many/b129" in first and "many/b000" not in first
     second = client.get("/games/love_letter/?page=2").content.decode()
@@ -229,7 +231,8 @@ def test_a_match_still_running_while_another_is_recorded_is_not_hidden_by_the_ca
     first = do_create_match("love_letter", [a.versions.get(), b.versions.get()])
     do_claim_match(first.pk)
     _play([c, d], [1, 2])
-    assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "0"
+    before = client.get("/games/love_letter/").content.decode()
+    assert "owner/bot00" in before[before.index("Not ranked yet") :]  # no rated game yet: listed apart
     seats = [{"rank": 1, "score": 0.0}, {"rank": 2, "score": 0.0}]
     do_record_match_result(first.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     assert _games_cell(client.get("/games/love_letter/").content.decode(), "owner/bot00") == "1"
@@ -274,14 +277,15 @@ def test_a_cached_bot_page_shows_a_new_result_in_its_chart_and_head_to_head(clie
 
 
 def test_a_cached_home_page_shows_a_new_bot_and_its_first_result(client: Client, db) -> None:
-    bots = _league(n=2, matches=0)
+    bots = _league(n=2, matches=1)
     assert "owner/bot01" in client.get("/").content.decode()
     newcomer = Bot.objects.create(owner=bots[0].owner, game="love_letter", name="newcomer")
     Rating.objects.create(bot=newcomer)
     BotVersion.objects.create(bot=newcomer, number=1, builtin="random", status=BotVersion.Status.READY)
-    assert "owner/newcomer" in client.get("/").content.decode()
+    assert "owner/newcomer" not in client.get("/").content.decode()  # not ranked before its first rated game
     match = _play([newcomer, bots[0]], [1, 2])
-    assert f"#{match.pk}<" in client.get("/").content.decode()  # among the latest matches
+    home = client.get("/").content.decode()
+    assert f"#{match.pk}<" in home and "owner/newcomer" in home  # among the latest matches, and now ranked
 
 
 def test_the_home_page_query_count_is_pinned(client: Client, db, django_assert_max_num_queries) -> None:

@@ -1,0 +1,92 @@
+"""Issue #19: the leaderboard ranks only bots that have played; a bot's status banner updates by itself (htmx)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings as django_settings
+from django.test import Client
+
+from league.models import Bot
+from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from tests.browser.conftest import Tab
+
+
+def _signed_in(open_tab: Callable[..., Tab], live_server, user) -> Tab:  # type: ignore[no-untyped-def]
+    tab = open_tab()
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
+    tab.page.context.add_cookies(
+        [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
+    )
+    return tab
+
+
+def test_a_rejected_upload_is_not_ranked_and_its_page_says_why(
+    open_tab: Callable[..., Tab], live_server, alice, example_bot_source: bytes
+) -> None:
+    do_register_builtin_bots(["love_letter"])
+    bot = do_create_bot(alice, "love_letter", "broken", example_bot_source, "bot.py")
+    reason = "Smoke match failed: the bot crashed at start-up: exit status 1"
+    do_record_validation(bot.versions.get().pk, False, reason, "Traceback: ALICE-STDERR")
+    tab = open_tab()
+    tab.goto("/games/love_letter/")
+    assert "alice/broken" not in tab.page.inner_text("main")
+    assert "parlour/random" in tab.page.inner_text(".not-ranked")  # ready, never played: listed apart as new
+    assert tab.page.locator("table.leaderboard tbody a").count() == 0
+    owner = _signed_in(open_tab, live_server, alice)
+    owner.goto(f"/bots/{bot.pk}/")
+    banner = owner.page.locator("#bot-status")
+    assert banner.get_attribute("data-state") == "rejected" and "at start-up" in banner.inner_text()
+    assert "None" not in banner.inner_text() and banner.get_attribute("hx-trigger") is None  # settled: no polling
+    owner.page.click("#bot-status details summary")
+    assert "ALICE-STDERR" in banner.inner_text()
+    owner.shot("bot-rejected-banner")
+    tab.assert_no_errors()
+    owner.assert_no_errors()
+
+
+def test_the_status_banner_goes_from_pending_to_ready_without_a_reload(
+    open_tab: Callable[..., Tab], live_server, alice, example_bot_source: bytes
+) -> None:
+    bot = do_create_bot(alice, "love_letter", "waiting", example_bot_source, "bot.py")
+    tab = _signed_in(open_tab, live_server, alice)
+    tab.goto(f"/bots/{bot.pk}/")
+    banner = tab.page.locator("#bot-status")
+    assert banner.get_attribute("data-state") == "pending" and banner.get_attribute("hx-trigger") == "every 2s"
+    tab.page.evaluate("window.loaded = true")  # gone if the page reloads
+    do_record_validation(bot.versions.get().pk, True, "Smoke match: finished, rank 1 of 2.", "")
+    tab.page.wait_for_selector("#bot-status[data-state='ready']", timeout=10_000)
+    assert tab.page.evaluate("window.loaded") is True
+    assert "Ready" in banner.inner_text() and banner.get_attribute("hx-trigger") is None  # settled: it stops asking
+    assert Bot.objects.get(pk=bot.pk).versions.get().status == "ready"
+    tab.assert_no_errors()
+
+
+def test_my_bots_lists_each_bot_with_its_status_and_the_upload_form(
+    open_tab: Callable[..., Tab], live_server, alice, bob, example_bot_source: bytes
+) -> None:
+    good = do_create_bot(alice, "love_letter", "good", example_bot_source, "bot.py")
+    do_record_validation(good.versions.get().pk, True, "Smoke match: finished, rank 1 of 2.", "")
+    broken = do_create_bot(alice, "love_letter", "broken", example_bot_source, "bot.py")
+    do_record_validation(broken.versions.get().pk, False, "Smoke match failed: the bot crashed at start-up", "")
+    do_create_bot(bob, "love_letter", "bobs", example_bot_source, "bot.py")
+    anonymous = open_tab()
+    anonymous.goto("/account/bots/")
+    assert "/account/login/" in anonymous.page.url  # sign-in required
+    tab = _signed_in(open_tab, live_server, alice)
+    tab.goto("/")
+    tab.page.click("header a[href='/account/bots/']")  # linked from the navigation bar
+    tab.page.wait_for_url("**/account/bots/")
+    states = {
+        tab.page.locator(".my-bot h2 a").nth(i).inner_text(): tab.page.locator(".my-bot [data-state]")
+        .nth(i)
+        .get_attribute("data-state")
+        for i in range(tab.page.locator(".my-bot").count())
+    }
+    assert states == {"alice/broken": "rejected", "alice/good": "ready"}  # bob's bot is not listed
+    assert "crashed at start-up" in tab.page.inner_text("main") and "not ranked yet" in tab.page.inner_text("main")
+    assert tab.page.locator("main form[action='/bots/new/'] input[type=file]").count() == 1
+    tab.shot("my-bots")
+    tab.assert_no_errors()
