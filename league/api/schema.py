@@ -9,6 +9,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
+from games.registry import GAMES
 from league.ids import MAX_ID
 
 # These serializers only describe JSON the views build: they never take an instance, so it has no type.
@@ -202,7 +203,9 @@ class TournamentDetailSerializer(Describes):
 # "9223372036854776000". A field bounded that high gets a small example instead (its bound stays in the schema).
 _JS_SAFE = 2**53
 # Swagger UI fills a string with a pattern with random text matching it; a real-looking value reads better.
-_PATTERN_EXAMPLES = {"^[-a-zA-Z0-9_]+$": "my-first-bot", "^[a-z_]+$": "love_letter"}  # a bot's name, a game id
+# The first registered game stands for any in examples (no module outside a game's folder names one).
+EXAMPLE_GAME = next(iter(GAMES))
+_PATTERN_EXAMPLES = {"^[-a-zA-Z0-9_]+$": "my-first-bot", "^[a-z_]+$": EXAMPLE_GAME}  # a bot's name, a game id
 
 
 def _small_examples(node: Any) -> None:

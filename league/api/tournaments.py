@@ -24,7 +24,7 @@ from league import cache_headers, disclosure, visibility
 from league.api import filters
 from league.api.fields import IdField, id_list
 from league.api.pagination import paginate_list
-from league.api.schema import ERROR, ID, EntrySerializer, TournamentDetailSerializer, errors
+from league.api.schema import ERROR, EXAMPLE_GAME, ID, EntrySerializer, TournamentDetailSerializer, errors
 from league.models import Entry, Match, Tournament
 from league.services.tournaments import (
     do_add_entry,
@@ -189,7 +189,7 @@ def _staff_action(summary: str) -> Any:
                 "A knockout cup",
                 value={
                     "name": "Autumn cup",
-                    "game": "love_letter",
+                    "game": EXAMPLE_GAME,
                     "format": "knockout",
                     "settings": {},
                     "rated": False,

@@ -27,6 +27,7 @@ from league.api.limits import answers_rate_limits
 from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
 from league.api.schema import (
     ERROR,
+    EXAMPLE_GAME,
     ID,
     GameSerializer,
     HeadToHeadSerializer,
@@ -119,7 +120,7 @@ BOT_ORDERING = {
         examples=[
             OpenApiExample(
                 "A Love Letter bot",
-                value={"game": "love_letter", "name": "my-first-bot", "description": "Plays the highest card"},
+                value={"game": EXAMPLE_GAME, "name": "my-first-bot", "description": "Plays the highest card"},
                 request_only=True,
             )
         ],
