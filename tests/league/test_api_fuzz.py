@@ -139,6 +139,8 @@ def _with_real_ids(case: Any, world: World, draws: list[int]) -> None:
             draw = draws.pop() if draws else 0
             if key not in case.body or draw < KEEP_GENERATED:
                 continue
+            if isinstance(pool[0], bytes) and "multipart" not in (case.media_type or ""):
+                continue  # a real archive only fits a multipart body; a JSON body cannot carry bytes
             listed = isinstance(case.body[key], list)
             case.body[key] = pool[: 1 + draw % len(pool)] if listed else pool[draw % len(pool)]
 
