@@ -59,12 +59,15 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "league",
 ]
 
 MIDDLEWARE = [
     "league.request_bodies.RequestBodyLimitMiddleware",  # first: nothing may read a body it refuses
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -72,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as axes asks: it turns a lock-out into its page
 ]
 
 ROOT_URLCONF = "parlour.urls"
@@ -328,25 +332,16 @@ if MATCH_CHAIN_MAX < 1 or MATCH_CHAIN_SECONDS < 0:
 CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)
 CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
 
-# ----- fair use and retention (docs/security.md, "Fair use and retention") -----------------------------------------
+# ----- Fair use and retention (docs/security.md) -------------------------------------------------------------
 # Uploads per user, counted from the database (every web process sees the same counts). A user may own at most
 # FAIR_USE_BOTS_PER_USER bots (over all games: 403 beyond) and store at most FAIR_USE_UPLOADS_PER_HOUR versions in any
 # hour, a new bot's first one included, and FAIR_USE_VERSIONS_PER_BOT_PER_HOUR of one bot (429 and the time to retry
 # beyond). Staff are exempt. Bot stderr and the notes bots attach to moves are deleted LOG_RETENTION_DAYS after the
 # match (or the validation); the replay's moves and outcome stay.
-FAIR_USE_BOTS_PER_USER = env_int("FAIR_USE_BOTS_PER_USER", 20)
-FAIR_USE_UPLOADS_PER_HOUR = env_int("FAIR_USE_UPLOADS_PER_HOUR", 30)
-FAIR_USE_VERSIONS_PER_BOT_PER_HOUR = env_int("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", 10)
-LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 30)
-for _name, _value in [
-    ("FAIR_USE_BOTS_PER_USER", FAIR_USE_BOTS_PER_USER),
-    ("FAIR_USE_UPLOADS_PER_HOUR", FAIR_USE_UPLOADS_PER_HOUR),
-    ("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", FAIR_USE_VERSIONS_PER_BOT_PER_HOUR),
-    ("LOG_RETENTION_DAYS", LOG_RETENTION_DAYS),
-]:
-    if _value < 1:
-        raise ConfigError(f"{_name} must be at least 1, not {_value}")
-# ----- end of fair use and retention --------------------------------------------------------------------------------
+FAIR_USE_BOTS_PER_USER = env_int("FAIR_USE_BOTS_PER_USER", 20, minimum=1)
+FAIR_USE_UPLOADS_PER_HOUR = env_int("FAIR_USE_UPLOADS_PER_HOUR", 30, minimum=1)
+FAIR_USE_VERSIONS_PER_BOT_PER_HOUR = env_int("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", 10, minimum=1)
+LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 30, minimum=1)
 
 # "default": the API's throttle counters. Per process unless CACHE_URL names a Redis database: with several web
 # processes, set it, or each process counts a client's requests on its own (docs/api.md). Never the broker's
@@ -372,20 +367,16 @@ CACHES = {
     },
 }
 
-# ----- Accounts, headers and deployment (issue 18; docs/security.md) ------------------------------------------
+# ----- Accounts, headers and deployment (docs/security.md) ---------------------------------------------------
 # Log-in throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords for one account, or from one address over any
 # accounts, lock that account or address out of the log-in form and the admin's for LOGIN_COOLOFF_MINUTES (429 and a
 # page that says so; the right password is refused too). `manage.py axes_reset` lifts every lock-out at once.
-INSTALLED_APPS += ["axes", "csp"]
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out account or address before any password check
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
-_login_cooloff_minutes = env_int("LOGIN_COOLOFF_MINUTES", 15)
-if AXES_FAILURE_LIMIT < 1 or _login_cooloff_minutes < 1:
-    raise ConfigError("LOGIN_FAILURE_LIMIT and LOGIN_COOLOFF_MINUTES must be at least 1")
-AXES_COOLOFF_TIME = timedelta(minutes=_login_cooloff_minutes)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]  # each counted on its own: per account, and per address
 # Failures are forgotten only after the cool-off, never on a successful log-in: with per-address counting that would
 # let a stranger wipe the count of their guesses at another account by logging in to their own.
@@ -395,9 +386,7 @@ AXES_HTTP_RESPONSE_CODE = 429
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins (and their addresses) are not kept
 # The client's address (league/views_accounts.py, client_address): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT
 # reverse proxies that each append to X-Forwarded-For, the address the outermost one saw.
-TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
-if TRUSTED_PROXY_COUNT < 0:
-    raise ConfigError("TRUSTED_PROXY_COUNT must be 0 or more")
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 AXES_CLIENT_IP_CALLABLE = "league.views_accounts.client_address"
 
 # Password reset by e-mail (Django's views). Mail goes to the console unless EMAIL_HOST names an SMTP server.
@@ -433,8 +422,6 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     }
 }
-MIDDLEWARE.insert(MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1, "csp.middleware.CSPMiddleware")
-MIDDLEWARE.append("axes.middleware.AxesMiddleware")  # last, as axes asks: it turns a lock-out into its page
 
 # HTTPS in production (.env.production.example passes `manage.py check --deploy`). The defaults suit `make run`:
 # plain http on localhost, where a secure cookie would never be sent back and an HSTS header would stick to
@@ -446,7 +433,6 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
 SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("SECURE_PROXY_SSL_HEADER")
-# ----- end of accounts, headers and deployment ----------------------------------------------------------------
 
 LOGGING = {
     "version": 1,

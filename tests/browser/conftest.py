@@ -99,6 +99,17 @@ class Tab:
     def goto(self, path: str) -> Any:
         return self.page.goto(self.base + path)
 
+    def sign_in(self, user: Any) -> Tab:
+        """This tab, signed in as ``user`` (a session made by Django's test client, handed to the browser)."""
+        from django.conf import settings
+        from django.test import Client
+
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+        self.page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": self.base}])
+        return self
+
     def shot(self, name: str, full_page: bool = True) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"

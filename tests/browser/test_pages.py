@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from django.conf import settings as django_settings
-from django.test import Client
 
 from games.registry import GAMES
 from league.models import Bot
@@ -67,17 +65,7 @@ def test_a_bots_stderr_is_shown_to_its_owner_only(open_tab: Callable[..., Tab], 
     result["seats"][0]["stderr"] = "ALICE-DEBUG-LOG: thinking hard"
     do_record_match_result(match.pk, runner_result(result))
 
-    def signed_in(user) -> Tab:  # type: ignore[no-untyped-def]
-        tab = open_tab()
-        client = Client()
-        client.force_login(user)
-        cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
-        tab.page.context.add_cookies(
-            [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-        )
-        return tab
-
-    owner = signed_in(alice)
+    owner = open_tab().sign_in(alice)
     owner.goto(f"/matches/{match.pk}/")
     owner.page.wait_for_selector("[data-parlour-viewer][data-ready='1']")
     owner.page.click("details summary")
@@ -87,7 +75,7 @@ def test_a_bots_stderr_is_shown_to_its_owner_only(open_tab: Callable[..., Tab], 
         assert owner.goto(path).status == 200
     owner.assert_no_errors()
 
-    for tab in (signed_in(bob), open_tab()):
+    for tab in (open_tab().sign_in(bob), open_tab()):
         tab.goto(f"/matches/{match.pk}/")
         tab.page.wait_for_selector("[data-parlour-viewer][data-ready='1']")
         assert "ALICE-DEBUG-LOG" not in tab.page.content()

@@ -7,9 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.conf import settings as django_settings
 from django.contrib.auth.models import User
-from django.test import Client
 
 from games.registry import GAMES
 from league.models import Bot
@@ -44,16 +42,6 @@ def pages(member: User) -> list[str]:
     return paths
 
 
-def _signed_in(tab: Tab, user: User, live_server: Any) -> Tab:
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
-    tab.page.context.add_cookies(
-        [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-    )
-    return tab
-
-
 def _visit(tab: Tab, paths: list[str], width: int) -> None:
     for path in paths:
         response = tab.goto(path)
@@ -86,7 +74,7 @@ def test_no_page_is_wider_than_the_screen(
     _visit(visitor, ["/account/login/", "/account/signup/", *pages[:-3]], viewport["width"])
     visitor.assert_no_errors()
 
-    signed_in = _signed_in(open_tab(viewport=viewport), member, live_server)
+    signed_in = open_tab(viewport=viewport).sign_in(member)
     _visit(signed_in, pages, viewport["width"])
     for path in ("/", "/account/tokens/", pages[-5]):  # home, tokens, the tournament
         signed_in.goto(path)

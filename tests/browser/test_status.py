@@ -4,23 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.conf import settings as django_settings
-from django.test import Client
-
 from league.models import Bot
 from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
 from tests.browser.conftest import Tab
-
-
-def _signed_in(open_tab: Callable[..., Tab], live_server, user) -> Tab:  # type: ignore[no-untyped-def]
-    tab = open_tab()
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
-    tab.page.context.add_cookies(
-        [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-    )
-    return tab
 
 
 def test_a_rejected_upload_is_not_ranked_and_its_page_says_why(
@@ -35,7 +21,7 @@ def test_a_rejected_upload_is_not_ranked_and_its_page_says_why(
     assert "alice/broken" not in tab.page.inner_text("main")
     assert "parlour/random" in tab.page.inner_text(".not-ranked")  # ready, never played: listed apart as new
     assert tab.page.locator("table.leaderboard tbody a").count() == 0
-    owner = _signed_in(open_tab, live_server, alice)
+    owner = open_tab().sign_in(alice)
     owner.goto(f"/bots/{bot.pk}/")
     banner = owner.page.locator("#bot-status")
     assert banner.get_attribute("data-state") == "rejected" and "at start-up" in banner.inner_text()
@@ -51,7 +37,7 @@ def test_the_status_banner_goes_from_pending_to_ready_without_a_reload(
     open_tab: Callable[..., Tab], live_server, alice, example_bot_source: bytes
 ) -> None:
     bot = do_create_bot(alice, "love_letter", "waiting", example_bot_source, "bot.py")
-    tab = _signed_in(open_tab, live_server, alice)
+    tab = open_tab().sign_in(alice)
     tab.goto(f"/bots/{bot.pk}/")
     banner = tab.page.locator("#bot-status")
     assert banner.get_attribute("data-state") == "pending" and banner.get_attribute("hx-trigger") == "every 2s"
@@ -75,7 +61,7 @@ def test_my_bots_lists_each_bot_with_its_status_and_the_upload_form(
     anonymous = open_tab()
     anonymous.goto("/account/bots/")
     assert "/account/login/" in anonymous.page.url  # sign-in required
-    tab = _signed_in(open_tab, live_server, alice)
+    tab = open_tab().sign_in(alice)
     tab.goto("/")
     tab.page.click("header a[href='/account/bots/']")  # linked from the navigation bar
     tab.page.wait_for_url("**/account/bots/")

@@ -5,29 +5,14 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import Any
-
-from django.conf import settings as django_settings
-from django.test import Client
 
 from league.models import ApiToken
 from league.services.tokens import do_create_token
 from tests.browser.conftest import Tab
 
 
-def signed_in(open_tab: Callable[..., Tab], live_server: Any, user: Any) -> Tab:
-    tab = open_tab()
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[django_settings.SESSION_COOKIE_NAME].value
-    tab.page.context.add_cookies(
-        [{"name": django_settings.SESSION_COOKIE_NAME, "value": cookie, "url": live_server.url}]
-    )
-    return tab
-
-
 def test_a_new_token_comes_with_a_curl_line_that_works(open_tab: Callable[..., Tab], live_server, alice) -> None:
-    tab = signed_in(open_tab, live_server, alice)
+    tab = open_tab().sign_in(alice)
     tab.goto("/account/tokens/")
     tab.page.fill("input[name=name]", "laptop")
     tab.page.click("text=Create a token")
@@ -43,7 +28,7 @@ def test_a_new_token_comes_with_a_curl_line_that_works(open_tab: Callable[..., T
 
 
 def test_revoking_a_token_asks_first(open_tab: Callable[..., Tab], live_server, alice, bob) -> None:
-    tab = signed_in(open_tab, live_server, alice)
+    tab = open_tab().sign_in(alice)
     tab.goto("/account/tokens/")
     tab.page.fill("input[name=name]", "ci runner")
     tab.page.click("text=Create a token")
@@ -64,6 +49,6 @@ def test_revoking_a_token_asks_first(open_tab: Callable[..., Tab], live_server, 
 
     # Nobody else's token can be asked about: bob gets a 404, and alice's other token is untouched.
     other, _key = do_create_token(alice, "other")
-    bob_tab = signed_in(open_tab, live_server, bob)
+    bob_tab = open_tab().sign_in(bob)
     assert bob_tab.goto(f"/account/tokens/{other.pk}/revoke/").status == 404
     assert ApiToken.objects.filter(pk=other.pk).exists()
