@@ -12,7 +12,6 @@ from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
 from tests.browser.conftest import Tab
 from tests.browser.recorded import play_replay
-from tests.browser.test_tokens_page import signed_in
 from tests.results import runner_result
 
 
@@ -29,7 +28,7 @@ def test_the_fault_panel_shows_actions_as_json(open_tab: Callable[..., Tab], liv
     own_actions = [move["action"] for move in result["replay"]["moves"] if move["seat"] == 0]
     do_record_match_result(match.pk, runner_result(result))
 
-    tab = signed_in(open_tab, live_server, alice)
+    tab = open_tab().sign_in(alice)
     tab.goto(f"/matches/{match.pk}/")
     panel = tab.page.locator("#own-seat-0")
     assert panel.get_attribute("open") is not None  # a faulted seat's panel opens by itself
