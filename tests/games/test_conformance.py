@@ -13,6 +13,10 @@ from games.registry import GAMES, builtin_players, get_game, make_player
 from games.simulate import MAX_DECISIONS
 
 PLAYOUT_SEEDS = range(500)
+# The leak check perturbs every seat's hidden information, which costs a full copy per seat: it runs at this share of
+# the decisions (drawn from the seed's generator, so the same ones every run), which over 100 games is still
+# thousands of checks spread over every phase of every game.
+LEAK_CHECK_SHARE = 0.2
 GAME_IDS = list(GAMES)
 
 
@@ -77,6 +81,8 @@ def test_every_view_is_json_and_observations_leak_nothing_hidden(game_id: str) -
 
     def check(state: State, rng: random.Random) -> None:
         nonlocal checked_leaks
+        if rng.random() >= LEAK_CHECK_SHARE:
+            return
         assert _json_round_trips(state.public_view())
         assert _json_round_trips(state.full_view())
         assert _json_round_trips(state.legal_actions())
@@ -91,7 +97,7 @@ def test_every_view_is_json_and_observations_leak_nothing_hidden(game_id: str) -
 
     for seed in range(0, 100):
         _random_playout(game_id, seed, check)
-    assert checked_leaks > 0
+    assert checked_leaks > 1000
 
 
 def _mutations(action: dict) -> list[object]:
