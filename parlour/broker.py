@@ -41,13 +41,13 @@ def filesystem_options(broker_dir: Path, poll_ms: int) -> dict[str, int | str | 
 class Channel(filesystem.Channel):
     """Atomic put (write a temporary file, then rename it) and atomic get (rename it to a private name)."""
 
-    def _put(self, queue: str, message: Any, **kwargs: Any) -> None:
+    def _put(self, queue: str, payload: dict[str, Any], **kwargs: Any) -> None:
         name = f"{round(monotonic() * 1000):015d}_{uuid.uuid4()}.{queue}.msg"
         folder = str(self.data_folder_out)
         partial = os.path.join(folder, PARTIAL_PREFIX + name)
         try:
             with open(partial, "wb") as file:
-                file.write(str_to_bytes(dumps(message)))
+                file.write(str_to_bytes(dumps(payload)))
             os.replace(partial, os.path.join(folder, name))
         except OSError as exc:
             raise ChannelError(f"Cannot add a message to {folder!r}") from exc
