@@ -41,7 +41,7 @@ def filesystem_options(broker_dir: Path, poll_ms: int) -> dict[str, int | str | 
 class Channel(filesystem.Channel):
     """Atomic put (write a temporary file, then rename it) and atomic get (rename it to a private name)."""
 
-    def _put(self, queue: str, payload: dict[str, Any], **kwargs: Any) -> None:
+    def _put(self, queue: str, payload: dict[str, Any], **kwargs: Any) -> None:  # type: ignore[override]  # as kombu
         name = f"{round(monotonic() * 1000):015d}_{uuid.uuid4()}.{queue}.msg"
         folder = str(self.data_folder_out)
         partial = os.path.join(folder, PARTIAL_PREFIX + name)
