@@ -35,6 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BACKOFF_MAX_SECONDS = 30.0
 STABLE_SECONDS = 60.0
 STOP_GRACE_SECONDS = 10.0
+# A worker's first heartbeat comes once it is ready (Django, the sandbox's self-test, the broker): until then it may
+# take this long, however short WORKER_STALL_SECONDS is.
+START_GRACE_SECONDS = 120.0
 TICK_SECONDS = 0.25
 
 
@@ -124,7 +127,7 @@ class Supervisor:
         code = process.poll()
         if code is not None:
             self.schedule_restart(service, f"exited with {code}")
-        elif service.heartbeat is not None and liveness.age(service.heartbeat, service.started) > self.stall_seconds:
+        elif self.stalled(service):
             log.warning(
                 "%s: no heartbeat for %.0f s: it has stopped taking work; restarting it",
                 service.name,
@@ -132,6 +135,12 @@ class Supervisor:
             )
             self.kill(service, grace=2.0)  # a stalled worker would not finish its tasks: their leases bring them back
             self.schedule_restart(service, "stalled")
+
+    def stalled(self, service: Service) -> bool:
+        if service.heartbeat is None:
+            return False
+        limit = self.stall_seconds if service.heartbeat.exists() else max(self.stall_seconds, START_GRACE_SECONDS)
+        return liveness.age(service.heartbeat, service.started) > limit
 
     def schedule_restart(self, service: Service, why: str) -> None:
         if time.time() - service.started >= STABLE_SECONDS:
