@@ -240,6 +240,8 @@ CELERY_TASK_ROUTES = {"parlour.validate_version": {"queue": VALIDATION_QUEUE}}
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 2, minimum=1)
 WORKER_STALL_SECONDS = env_int("WORKER_STALL_SECONDS", 30, minimum=2)
 WORKER_HEARTBEAT_FILE = env_str("WORKER_HEARTBEAT_FILE")
+# Processes of the match worker that `make run` starts (the validation lane has one of its own).
+WORKERS = env_int("WORKERS", 2, minimum=1)
 if WORKER_STALL_SECONDS <= 2 * WORKER_HEARTBEAT_SECONDS:
     raise ConfigError("WORKER_STALL_SECONDS must be more than twice WORKER_HEARTBEAT_SECONDS")
 CELERY_TASK_IGNORE_RESULT = True

@@ -192,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m parlour.supervise", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WORKERS") or 2), help="match processes")
+    parser.add_argument("--workers", type=int, default=settings.WORKERS, help="match worker processes")
     arguments = parser.parse_args(argv)
     if not 1 <= arguments.workers <= 64 or not 1 <= arguments.port <= 65535:
         parser.error("--workers must be 1 to 64 and --port 1 to 65535")
