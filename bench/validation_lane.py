@@ -2,13 +2,14 @@
 and on a busy one (a queue of slow ladder matches), on the filesystem broker and on Redis; and the same before the
 lane, from a copy of another commit (the old single worker: ``celery worker --beat --concurrency 2``).
 
-    .venv/bin/python bench/validation_lane.py [--uploads 5] [--busy-matches 20] [--before main] [--results FILE]
+    .venv/bin/python bench/validation_lane.py [--uploads 5] [--busy-matches 20] [--before COMMIT] [--results FILE]
 
 Each run gets a throwaway var folder (SQLite database, filesystem broker) and starts the league as that code starts it
 (``python -m parlour.supervise``, or the old single worker), with the ladder off so that "busy" is a known queue. The
 figure is ``validated - created`` of each upload (the version's row is written as the upload answers), the median of
 ``--uploads`` uploads made one after the other; on the busy league each upload meets a queue topped up to
-``--busy-matches`` unfinished matches of a slow bot. Redis runs use BENCH_REDIS_URL (default database 10, flushed).
+``--busy-matches`` unfinished matches of a slow bot. Redis runs use BENCH_REDIS_URL (default database 14, flushed,
+like the other benchmarks).
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def _free_port() -> int:
 def _run(code: Path, broker: str, lane: bool, uploads: int, busy_matches: int) -> dict[str, list[float]]:
     """One configuration: migrate a fresh database, start the league, measure from a client process, stop."""
     var = Path(tempfile.mkdtemp(prefix="parlour-lane-bench-"))
-    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/10") if broker == "redis" else ""
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14") if broker == "redis" else ""
     if redis_url:
         import redis
 
@@ -153,7 +154,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--uploads", type=int, default=5)
     parser.add_argument("--busy-matches", type=int, default=20)
-    parser.add_argument("--before", default="main", help="the commit whose single worker is the 'before' figure")
+    # The default: the last commit before the lane (issue 20), whose single worker is the "before" figure.
+    parser.add_argument("--before", default="7123c14", help="the commit whose single worker is the 'before' figure")
     parser.add_argument("--brokers", default="fs,redis")
     parser.add_argument("--results")
     parser.add_argument("--measure", nargs=2, type=int, help=argparse.SUPPRESS)
