@@ -31,10 +31,10 @@ from tests.workers.test_validation_lane import QUICK_BOT
 
 pytestmark = pytest.mark.e2e
 
-MATCHES = 10
+MATCHES = 8
 POOL_KILLS = 8
-KILL_EVERY_SECONDS = 2.5  # 8 kills in 20 s
-STALL_SECONDS = 6
+KILL_EVERY_SECONDS = 2.0  # 8 kills in 16 s
+STALL_SECONDS = 5
 
 
 class League:
