@@ -5,8 +5,8 @@ of its queue into a temporary folder (on another file system, a copy and a delet
 lists the folder between the two steps of a producer reads a half-written message (and drops it as unreadable), and
 two consumers may both copy the same file. Here a message is written under a name no consumer looks at and renamed to
 its final name once complete, and a consumer takes a message by one atomic rename into a folder of the same file
-system: whoever renames it owns it, and it is always whole. A worker returns to Celery's loop after each poll (see
-Transport.drain_events). Selected by CELERY_BROKER_TRANSPORT (parlour/settings.py).
+system: whoever renames it owns it, and it is always whole. A worker whose prefetch is full returns to Celery's
+loop after each poll (see Transport.drain_events). Selected by CELERY_BROKER_TRANSPORT (parlour/settings.py).
 """
 
 from __future__ import annotations
@@ -84,7 +84,10 @@ class Transport(filesystem.Transport):
     def drain_events(self, connection: Connection, timeout: float | None = None) -> None:  # type: ignore[override]
         # Celery drives a transport like this one with its blocking loop (celery.worker.loops.synloop): it waits here up
         # to 2 s, and acknowledges finished tasks (freeing prefetch slots) only between two waits. With every slot
-        # taken that is one message per slot every 2 s: the queue fell behind beat's sweeper, and an upload waited
-        # seconds for its validation. Return after one poll instead: the loop's own work between polls is cheap.
-        poll = float(self.polling_interval or 0.1)
-        super().drain_events(connection, timeout=poll if timeout is None else min(timeout, poll))
+        # taken, that was one message per slot every 2 s: the queue fell behind beat's sweeper, and an upload waited
+        # seconds for its validation. While a consumer's prefetch is full, return after one poll instead, so the loop
+        # acknowledges what has finished; any other caller (a control client collecting replies) waits as asked.
+        consuming = [channel for channel in self.channels or [] if channel._consumers]
+        if timeout is not None and any(not channel.qos.can_consume() for channel in consuming):
+            timeout = min(timeout, float(self.polling_interval or 0.1))
+        super().drain_events(connection, timeout=timeout)
