@@ -23,7 +23,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -52,7 +52,7 @@ class Service:
     started: float = 0.0  # wall clock (compared with the heartbeat file's mtime)
     failures: int = 0  # exits in a row without STABLE_SECONDS of running
     due: float = 0.0  # monotonic time of the next start
-    restarts: int = field(default=0)
+    restarts: int = 0
 
     def start(self) -> None:
         if self.heartbeat is not None:
@@ -126,6 +126,7 @@ class Supervisor:
             return
         code = process.poll()
         if code is not None:
+            _signal_group(process, signal.SIGKILL)  # what it leaves behind (a dead worker's pool) goes too
             self.schedule_restart(service, f"exited with {code}")
         elif self.stalled(service):
             log.warning(
@@ -153,7 +154,8 @@ class Supervisor:
         log.warning("%s: %s; starting it again in %.0f s", service.name, why, delay)
 
     def kill(self, service: Service, grace: float) -> None:
-        """SIGTERM the service's process group, then SIGKILL it if it is still there after ``grace`` seconds."""
+        """SIGTERM the service's main process, then SIGKILL its whole process group (at once if it is still there
+        after ``grace`` seconds, and in any case for what it leaves behind)."""
         process = service.process
         if process is None or process.poll() is not None:
             return
