@@ -37,11 +37,13 @@ def _drain(folder: str, out: multiprocessing.Queue) -> None:
 
 
 def test_a_message_still_being_written_is_never_taken(tmp_path: Path) -> None:
+    # Queue names of their own in these tests: kombu remembers declared bindings per process (a class attribute), by
+    # name, and another test of this process may have declared "celery" in another folder.
     with _connection(tmp_path) as connection:
-        queue = connection.SimpleQueue("celery")
+        queue = connection.SimpleQueue("partial")
         queue.put({"n": 1})
         # What a producer leaves between its write and its rename (or if it dies in between): half a message.
-        partial = tmp_path / "queue" / f"{PARTIAL_PREFIX}000000000000001_x.celery.msg"
+        partial = tmp_path / "queue" / f"{PARTIAL_PREFIX}000000000000001_x.partial.msg"
         partial.write_text('{"body": "eyJuIjog')
         message = queue.get(timeout=1)
         assert message.payload == {"n": 1}
@@ -57,7 +59,6 @@ def test_a_message_still_being_written_is_never_taken(tmp_path: Path) -> None:
 
 
 def test_consumers_racing_for_messages_take_each_exactly_once(tmp_path: Path) -> None:
-    # A queue name of its own: kombu remembers declared bindings per process (in a class attribute), by name.
     with _connection(tmp_path) as connection:
         queue = connection.SimpleQueue("race")
         for n in range(MESSAGES):
