@@ -1,4 +1,6 @@
-"""The Celery app. Broker: Redis when REDIS_URL is set, else kombu's filesystem transport (see parlour.settings)."""
+"""The Celery app. Broker: Redis when REDIS_URL is set, else a filesystem transport (parlour/broker.py, settings).
+
+Workers take the ``--heartbeat-file`` option (parlour/liveness.py); parlour/supervise.py runs them."""
 
 from __future__ import annotations
 
@@ -8,18 +10,21 @@ from pathlib import Path
 from celery import Celery
 from celery.signals import worker_init
 
+from parlour import liveness
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["workers"], related_name="tasks")
+liveness.install(app)
 
 
 @app.on_after_configure.connect
 def _prepare(sender: Celery, **kwargs: object) -> None:
     from django.conf import settings
 
-    if sender.conf.broker_url.startswith("filesystem"):
+    if str(sender.conf.broker_url).startswith("filesystem"):
         for key in ("data_folder_in", "processed_folder"):
             Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key])).mkdir(parents=True, exist_ok=True)
     if settings.LADDER_ENABLED:

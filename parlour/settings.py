@@ -10,8 +10,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from kombu import Queue
+
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES, VIEWER_DIR, ladder_defaults
+from parlour.broker import filesystem_options
 from parlour.env import (
     ConfigError,
     database_from_url,
@@ -212,20 +215,35 @@ BROKER_DIR = VAR_DIR / "broker"
 # Redis hands an unacknowledged message (acks_late) to another worker after this long. Every time limit, lease and
 # back-off below is shorter, so a live task is never delivered twice while it runs (docs/operations.md).
 BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600)
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, int | str | bool]  # kombu's, for the transport in use
+# How often a worker looks for new messages on the filesystem broker (Redis pushes them: no polling there). kombu's
+# default, a second, was most of an upload's wait for its validation.
+BROKER_POLL_MS = env_int("BROKER_POLL_MS", 100, minimum=10)
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, int | str | bool | float]  # kombu's, for the transport in use
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
 else:
-    # The embedded default: a broker that needs no server (kombu's filesystem transport).
+    # The embedded default: a broker that needs no server, kombu's filesystem transport with atomic writes and takes
+    # (parlour/broker.py: a consumer never reads a half-written message).
     CELERY_BROKER_URL = "filesystem://"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(BROKER_DIR / "queue"),
-        "data_folder_out": str(BROKER_DIR / "queue"),
-        "processed_folder": str(BROKER_DIR / "processed"),
-        "control_folder": str(BROKER_DIR / "control"),
-        "store_processed": False,
-    }
+    CELERY_BROKER_TRANSPORT = "parlour.broker:Transport"
+    CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_options(BROKER_DIR, BROKER_POLL_MS)
+# Two queues (docs/operations.md, "Processes"): validations have a lane of their own, so that an upload is validated
+# in seconds however many matches are queued; matches, the ladder, tournaments and the sweeper use the default queue.
+# A worker started without -Q takes both.
+VALIDATION_QUEUE = "validation"
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = [Queue("celery", routing_key="celery"), Queue(VALIDATION_QUEUE, routing_key=VALIDATION_QUEUE)]
+CELERY_TASK_ROUTES = {"parlour.validate_version": {"queue": VALIDATION_QUEUE}}
+# Liveness (parlour/liveness.py, parlour/supervise.py): a worker touches its heartbeat file this often from its
+# consumer's event loop; the supervisor restarts a worker whose file is older than WORKER_STALL_SECONDS.
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 2, minimum=1)
+WORKER_STALL_SECONDS = env_int("WORKER_STALL_SECONDS", 30, minimum=2)
+WORKER_HEARTBEAT_FILE = env_str("WORKER_HEARTBEAT_FILE")
+# Processes of the match worker that `make run` starts (the validation lane has one of its own).
+WORKERS = env_int("WORKERS", 2, minimum=1)
+if WORKER_STALL_SECONDS <= 2 * WORKER_HEARTBEAT_SECONDS:
+    raise ConfigError("WORKER_STALL_SECONDS must be more than twice WORKER_HEARTBEAT_SECONDS")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -36,7 +36,8 @@ class Workers:
         self.processes: list[tuple[subprocess.Popen, Path]] = []
         self.killed: set[int] = set()
 
-    def start(self, beat: bool = False, concurrency: int = 2, **env: str) -> subprocess.Popen:
+    def start(self, beat: bool = False, concurrency: int = 2, queues: str = "", **env: str) -> subprocess.Popen:
+        """``queues``: the worker's -Q (default: every queue, matches and validations)."""
         log = self.tmp_path / f"worker-{len(self.processes)}.log"
         command = [
             sys.executable,
@@ -54,6 +55,8 @@ class Workers:
             "--without-mingle",
             "--without-gossip",
         ]
+        if queues:
+            command += ["-Q", queues]
         if beat:
             command += ["--beat", "--schedule", str(self.tmp_path / "beat-schedule")]
         environment = {
