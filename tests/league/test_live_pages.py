@@ -87,9 +87,7 @@ def test_a_bots_recent_matches_update_say_their_kind_and_settle_off_the_ladder(c
     assert _poll(client.get(f"/bots/{hero.pk}/activity/").content.decode(), "bot-activity") is None
 
 
-def test_the_board_keeps_its_sort_and_answers_204_until_a_rating_changes(
-    client: Client, alice, bob
-) -> None:
+def test_the_board_keeps_its_sort_and_answers_204_until_a_rating_changes(client: Client, alice, bob) -> None:
     hero, villain = _ready_bot(alice, "hero"), _ready_bot(bob, "villain")
     page = client.get("/games/love_letter/?sort=games&order=reverse&page=1").content.decode()
     poll = _poll(page, "board")
