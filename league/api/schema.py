@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema as BaseAutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 from games.registry import GAMES
+from league.api.examples import examples_for
 from league.ids import MAX_ID
 
 # These serializers only describe JSON the views build: they never take an instance, so it has no type.
@@ -17,6 +19,31 @@ Describes = serializers.Serializer[Any]
 
 if TYPE_CHECKING:
     from drf_spectacular.openapi import AutoSchema
+
+
+class ExampleSchema(BaseAutoSchema):
+    """The API's schema class (REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]): every operation's examples from
+    league.api.examples, then any its view's @extend_schema gives."""
+
+    def get_examples(self) -> list[Any]:
+        return [*examples_for(self.get_operation_id()), *super().get_examples()]
+
+
+class OwnersStderr(OpenApiSerializerExtension):
+    """A version's ``validation_stderr`` is added to the answer for its bot's owner only (BotVersionSerializer's
+    to_representation), so DRF cannot see it: the schema says so here."""
+
+    target_class = "league.api.serializers.BotVersionSerializer"
+
+    def map_serializer(self, auto_schema: AutoSchema, direction: Any) -> Any:
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        schema["properties"]["validation_stderr"] = {
+            "type": "string",
+            "readOnly": True,
+            "description": "The version's stderr during validation (its last 64 KiB): only for the bot's owner, "
+            "absent for anyone else.",
+        }
+        return schema
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
