@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_seri
 from rest_framework import serializers
 
 from games.registry import GAMES
-from league.api.examples import examples_for
+from league.api.examples import HOST, examples_for
 from league.ids import MAX_ID
 
 # These serializers only describe JSON the views build: they never take an instance, so it has no type.
@@ -248,7 +248,38 @@ def _small_examples(node: Any) -> None:
             _small_examples(value)
 
 
+# DRF's paginators give their links the example http://api.example.org/accounts/…: each list's own URL reads better.
+_DRF_LINK = "http://api.example.org/accounts/"
+
+
+def _own_links(node: Any, url: str) -> Any:
+    if isinstance(node, str):
+        return node.replace(_DRF_LINK, url)
+    if isinstance(node, dict):
+        return {key: _own_links(value, url) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_own_links(value, url) for value in node]
+    return node
+
+
+def _page_links(result: dict[str, Any]) -> None:
+    components = result.get("components", {}).get("schemas", {})
+    for path, item in result.get("paths", {}).items():
+        url = HOST + path.replace("{id}", "21")
+        for op in item.values():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            for answer in op["responses"].values():
+                for media in answer.get("content", {}).values():
+                    if "examples" in media:
+                        media["examples"] = _own_links(media["examples"], url)
+                    name = media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+                    if name.startswith("Paginated") and name in components:
+                        components[name] = _own_links(components[name], url)
+
+
 def small_integer_examples(result: dict[str, Any], generator: Any, request: Any, public: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
     _small_examples(result)
+    _page_links(result)
     return result
