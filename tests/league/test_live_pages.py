@@ -100,3 +100,19 @@ def test_the_board_keeps_its_sort_and_answers_204_until_a_rating_changes(client:
     assert _poll(changed.content.decode(), "board")  # a ladder never settles
     assert client.get("/games/no_such_game/board/").status_code == 404
     assert client.get("/games/love_letter/board/?seen=" + "f" * 5000).status_code == 200  # bounded, no match
+
+
+def test_the_bot_page_says_which_counts_are_rated(client: Client, alice, bob) -> None:
+    """Issue #19, finding 6: "4 games" beside "Games 8" said nothing of which games count for Elo."""
+    hero, villain = _ready_bot(alice, "hero"), _ready_bot(bob, "villain")
+    versions = [BotVersion.objects.get(bot=hero), BotVersion.objects.get(bot=villain)]
+    ladder = do_create_match("love_letter", versions)
+    _play(ladder, {versions[0].pk: 1, versions[1].pk: 2})
+    do_create_challenge(alice, hero.pk, [villain.pk], 2)
+    for match in Match.objects.filter(kind=Match.Kind.CHALLENGE):
+        _play(match, {versions[0].pk: 1, versions[1].pk: 2})
+    page = client.get(f"/bots/{hero.pk}/").content.decode()
+    rated = re.search(r'<span class="big">(\d+)</span><span class="label">rated games</span>', page)
+    assert rated and rated.group(1) == "1"  # the challenge's games are unrated
+    assert "All games</th>" in page and "rated or not" in page  # the versions and head to head count all three
+    assert page.count("<td>challenge</td>") == 2 and page.count("<td>ladder</td>") == 1
