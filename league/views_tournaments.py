@@ -14,10 +14,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from games.registry import GAMES
-from league import cache_headers, live, visibility
+from league import cache_headers, caching, live, visibility
 from league import tournament_formats as tf
 from league.models import Entry, Round, Tournament
-from league.tournament_queries import RoundView, describe_tournament
+from league.tournament_queries import RoundView, describe_tournament, live_fingerprint
 
 LIVE_SECONDS = 5  # a running tournament's page asks for its standings this often
 
@@ -69,6 +69,19 @@ def tournament_standings(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _live_standings(tournament: Tournament) -> live.Region:
+    """The same for every visitor: rendered once per fingerprint of what it shows (a poll that finds nothing new
+    costs the fingerprint's three queries, not the standings' computation)."""
+    key = f"tournament-live:{tournament.pk}:{live_fingerprint(tournament)}"
+    return live.region(
+        "tournament-live",
+        reverse("tournament-standings", args=[tournament.pk]),
+        caching.cached(key, lambda: _render_standings(tournament)),
+        seconds=LIVE_SECONDS,
+        settled=tournament.status != Tournament.Status.RUNNING,
+    )
+
+
+def _render_standings(tournament: Tournament) -> str:
     view = describe_tournament(tournament)
     rounds, entries = view.rounds, view.entries
     names = tf.TIEBREAKS[tournament.format]
@@ -83,13 +96,7 @@ def _live_standings(tournament: Tournament) -> live.Region:
         "progress": view.progress,
         "bracket": bracket_layout(tournament, rounds) if tournament.format == Tournament.Format.KNOCKOUT else None,
     }
-    return live.region(
-        "tournament-live",
-        reverse("tournament-standings", args=[tournament.pk]),
-        render_to_string("league/_tournament_live.html", context),
-        seconds=LIVE_SECONDS,
-        settled=tournament.status != Tournament.Status.RUNNING,
-    )
+    return render_to_string("league/_tournament_live.html", context)
 
 
 def _summary(tournament: Tournament) -> list[str]:
