@@ -62,7 +62,7 @@ def main() -> None:
     finally:
         connection.creation.destroy_test_db(old, verbosity=0)
     print(machine())
-    print(table(rows, ["page", "whole page ms", "fragment 200 ms", "fragment 204 ms"]))
+    print(table(rows, ["page", "whole page ms", "fragment 200 ms", "fragment 204 ms", "region KiB"]))
 
 
 def _measure(args: argparse.Namespace) -> list[list[object]]:
@@ -99,6 +99,7 @@ def _measure(args: argparse.Namespace) -> list[list[object]]:
                 round(_timed(client, page, args.samples, 200), 1),
                 round(_timed(client, fresh, args.samples, 200), 1),
                 round(_timed(client, poll, args.samples, 204), 1),
+                round(len(client.get(fresh).content) / 1024, 1),
             ]
         )
     return rows

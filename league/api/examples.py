@@ -16,7 +16,7 @@ from games.registry import GAMES
 from league.api.serializers import game_json
 
 GAME = next(iter(GAMES))
-HOST = "https://parlour.example.org"
+HOST = "https://parlour.example"
 AT = "2026-12-04T15:02:11Z"
 LATER = "2026-12-04T15:40:37Z"
 
@@ -109,7 +109,7 @@ MATCH = {
     "time_control": {},
     "seats": SEATS,
 }
-TOKEN = {"id": 3, "name": "laptop", "prefix": "pk_3f9a", "created": AT, "last_used": LATER}
+TOKEN = {"id": 3, "name": "laptop", "prefix": "plr_3f9aQk", "created": AT, "last_used": LATER}
 VERSIONED = {"bot": 21, "name": "alice/my-first-bot", "version": 3}
 OPPONENT = {"bot": 4, "name": "parlour/random", "version": 1}
 CHALLENGE_BASE = {
@@ -306,7 +306,7 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
     "me_retrieve": lambda: [_answer("Signed in with a token", ME)],
     "tokens_list": lambda: [_answer("A token (its key is never shown again)", TOKEN)],
     "tokens_create": lambda: [
-        _answer("The key, shown this once", {**TOKEN, "last_used": None, "key": "pk_3f9a…"}, 201)
+        _answer("The key, shown this once", {**TOKEN, "last_used": None, "key": "plr_3f9aQkVx2L0c8uYt1mZs7nWb4eHd6pRj9gKa5oTi"}, 201)
     ],
     "tokens_destroy": lambda: [_answer("Not yours, or already gone", NOT_FOUND, 404)],
     "tournaments_list": lambda: [_answer("A running tournament", TOURNAMENT)],
