@@ -109,6 +109,7 @@ MATCH = {
     "time_control": {},
     "seats": SEATS,
 }
+NEW_KEY = "plr_3f9aQkVx2L0c8uYt1mZs7nWb4eHd6pRj9gKa5oTi"  # made up: "plr_" and 40 URL-safe characters, as real ones
 TOKEN = {"id": 3, "name": "laptop", "prefix": "plr_3f9aQk", "created": AT, "last_used": LATER}
 VERSIONED = {"bot": 21, "name": "alice/my-first-bot", "version": 3}
 OPPONENT = {"bot": 4, "name": "parlour/random", "version": 1}
@@ -305,9 +306,7 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
     "matches_replay_retrieve": lambda: [_answer("A replay (abridged)", REPLAY)],
     "me_retrieve": lambda: [_answer("Signed in with a token", ME)],
     "tokens_list": lambda: [_answer("A token (its key is never shown again)", TOKEN)],
-    "tokens_create": lambda: [
-        _answer("The key, shown this once", {**TOKEN, "last_used": None, "key": "plr_3f9aQkVx2L0c8uYt1mZs7nWb4eHd6pRj9gKa5oTi"}, 201)
-    ],
+    "tokens_create": lambda: [_answer("The key, shown this once", {**TOKEN, "last_used": None, "key": NEW_KEY}, 201)],
     "tokens_destroy": lambda: [_answer("Not yours, or already gone", NOT_FOUND, 404)],
     "tournaments_list": lambda: [_answer("A running tournament", TOURNAMENT)],
     "tournaments_create": lambda: [_answer("A draft", _draft(), 201)],
