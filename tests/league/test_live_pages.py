@@ -99,7 +99,8 @@ def test_the_board_keeps_its_sort_and_answers_204_until_a_rating_changes(client:
     assert changed.status_code == 200 and "alice/hero" in changed.content.decode()
     assert _poll(changed.content.decode(), "board")  # a ladder never settles
     assert client.get("/games/no_such_game/board/").status_code == 404
-    assert client.get("/games/love_letter/board/?seen=" + "f" * 5000).status_code == 200  # bounded, no match
+    assert client.get("/games/love_letter/board/?seen=" + "f" * 5000).status_code == 200  # any length, no match
+    assert client.get(poll + "0").status_code == 200  # the digest exactly, not a prefix of it
 
 
 def test_the_bot_page_says_which_counts_are_rated(client: Client, alice, bob) -> None:
