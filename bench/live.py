@@ -69,18 +69,34 @@ def _measure(args: argparse.Namespace) -> list[list[object]]:
     import html
     import re
 
-    from league.models import Match, Rating
-    from league.services.tournaments import do_create_tournament, do_start_tournament
-    from tests.league.tournament_helpers import by_strength, make_bots, play_out
+    from django.utils import timezone
 
+    from bots.runner import BotSeat, play_match
+    from league.models import Bot, BotVersion, Match, Rating
+    from league.services import outbox
+    from league.services.matches import do_claim_match
+    from league.services.recording import do_record_match_result
+    from league.services.tournaments import do_advance_tournament, do_create_tournament, do_start_tournament
+
+    outbox.enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker
     owner = User.objects.create_user("bench", is_staff=True)
-    bots = make_bots(owner, "love_letter", args.bots)
-    Rating.objects.filter(bot__in=bots).update(games=10, wins=5, losses=5)
+    bots = []
+    for index in range(args.bots):  # built-in random players, rated as if each had played ten games
+        bot = Bot.objects.create(owner=owner, game="love_letter", name=f"bot{index}")
+        Rating.objects.create(bot=bot, elo=1800 - index, games=10, wins=5, losses=5)
+        BotVersion.objects.create(
+            bot=bot, number=1, builtin="random", language="builtin", status=BotVersion.Status.READY,
+            validated=timezone.now(),
+        )  # fmt: skip
+        bots.append(bot)
     tournament = do_create_tournament(owner, "love_letter", "Bench cup", "swiss", {"rounds": 5}, bots[: args.entrants])
     do_start_tournament(tournament)
-    first_round = list(Match.objects.filter(round__tournament=tournament).values_list("round_id", flat=True)[:1])
-    play_out(tournament, by_strength({}), limit=args.entrants // 2)  # about one round
-    assert first_round
+    for match in Match.objects.filter(round__tournament=tournament).order_by("id"):  # the first round, played
+        claimed = do_claim_match(match.pk)
+        assert claimed is not None
+        seats = [BotSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
+        do_record_match_result(match.pk, play_match(claimed.game, seats, claimed.seed, claimed.options, sandbox="none"))
+    do_advance_tournament(tournament.pk)
     client = Client()
     rows = []
     for label, page, element in (
@@ -102,6 +118,17 @@ def _measure(args: argparse.Namespace) -> list[list[object]]:
                 round(len(client.get(fresh).content) / 1024, 1),
             ]
         )
+    from league.tournament_queries import live_fingerprint
+    from league.views_tournaments import _render_standings
+
+    tournament.refresh_from_db()
+    for label, work in (("tournament region, rendered", _render_standings), ("its fingerprint", live_fingerprint)):
+        times = []
+        for _ in range(args.samples):
+            start = time.perf_counter()
+            work(tournament)
+            times.append((time.perf_counter() - start) * 1000)
+        rows.append([label, "", "", round(median(times), 1), ""])
     return rows
 
 
