@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
 from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 from drf_spectacular.openapi import AutoSchema as BaseAutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
@@ -21,12 +23,44 @@ if TYPE_CHECKING:
     from drf_spectacular.openapi import AutoSchema
 
 
+# A model's integer column bounds its field in the schema: Django takes the bound from the database in use, and
+# SQLite's is 2**63 - 1 for every kind, which Swagger UI showed as 9223372036854776000. The schema states
+# PostgreSQL's (the production database), the same whichever database generated it.
+_COLUMN_MAXIMUM = {
+    models.PositiveSmallIntegerField: 32767,
+    models.SmallIntegerField: 32767,
+    models.PositiveIntegerField: 2147483647,
+    models.IntegerField: 2147483647,
+}
+
+
 class ExampleSchema(BaseAutoSchema):
     """The API's schema class (REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]): every operation's examples from
-    league.api.examples, then any its view's @extend_schema gives."""
+    league.api.examples, then any its view's @extend_schema gives; integer columns bounded as in PostgreSQL."""
 
     def get_examples(self) -> list[Any]:
         return [*examples_for(self.get_operation_id()), *super().get_examples()]
+
+    def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)  # type: ignore[no-untyped-call]  # drf-spectacular is untyped
+        column = _model_field(field)
+        bound = next((b for kind, b in _COLUMN_MAXIMUM.items() if type(column) is kind), None)
+        if bound is not None and isinstance(schema, dict) and schema.get("type") == "integer":
+            schema["maximum"] = min(schema.get("maximum", bound), bound)
+            schema["format"] = "int32"
+        return schema
+
+
+def _model_field(field: Any) -> Any:
+    """The model field a ModelSerializer's field reads, if it reads one directly."""
+    meta = getattr(getattr(field, "parent", None), "Meta", None)
+    model = getattr(meta, "model", None)
+    if model is None or "." in (field.source or ""):
+        return None
+    try:
+        return model._meta.get_field(field.source)
+    except FieldDoesNotExist:  # a method field, or a name the model does not have
+        return None
 
 
 class OwnersStderr(OpenApiSerializerExtension):

@@ -135,3 +135,18 @@ def test_the_owner_only_validation_stderr_is_in_the_schema(anon_api: APIClient) 
     field = schema["components"]["schemas"]["BotVersion"]["properties"]["validation_stderr"]
     assert field["readOnly"] and "owner" in field["description"]
     assert "validation_stderr" not in schema["components"]["schemas"]["BotVersion"].get("required", [])
+
+
+def test_counts_are_bounded_by_their_column_whatever_database_made_the_schema(anon_api: APIClient) -> None:
+    """SQLite bounds every integer column at 2**63 - 1, which Swagger UI showed as 9223372036854776000; the schema
+    states PostgreSQL's bounds instead. Only ids (league.ids.MAX_ID, with a small example) stay above 2**31."""
+    components = anon_api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()["components"]
+    rating, seat = components["schemas"]["Rating"]["properties"], components["schemas"]["Seat"]["properties"]
+    assert rating["games"]["maximum"] == 2**31 - 1 and seat["number"]["maximum"] == 2**15 - 1
+    huge = [
+        f"{name}.{key}"
+        for name, schema in components["schemas"].items()
+        for key, field in schema.get("properties", {}).items()
+        if field.get("readOnly") and field.get("maximum", 0) > 2**31
+    ]
+    assert huge == []
