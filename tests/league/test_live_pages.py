@@ -46,6 +46,15 @@ def test_a_running_tournaments_standings_update_and_answer_204_while_unchanged(c
     assert "Final standings" in finished and _poll(finished, "tournament-live") is None  # settled: polling stops
 
 
+def test_a_drafts_live_part_is_staffs_alone_and_settled(client: Client, db) -> None:
+    staff = User.objects.create_user("staff", is_staff=True)
+    draft = do_create_tournament(staff, "love_letter", "Cup", "swiss", {}, make_bots(staff, "love_letter", 4))
+    assert client.get(f"/tournaments/{draft.pk}/standings/").status_code == 404  # drafts are staff's (visibility)
+    client.force_login(staff)
+    page = client.get(f"/tournaments/{draft.pk}/standings/").content.decode()
+    assert "Entrants" in page and _poll(page, "tournament-live") is None  # only a running tournament asks again
+
+
 def test_a_drawn_round_without_games_says_so_not_0_of_0(client: Client, db) -> None:
     staff = User.objects.create_user("staff", is_staff=True)
     tournament = do_create_tournament(staff, "love_letter", "Cup", "swiss", {}, make_bots(staff, "love_letter", 4))
