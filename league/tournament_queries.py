@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet, Sum
 
 from games.registry import GAMES
+from league import caching
 from league import tournament_formats as tf
 from league.models import Entry, Match, Round, Seat, Tournament
 
@@ -274,3 +275,23 @@ def tournament_progress(tournament: Tournament, rounds: Sequence[RoundView]) -> 
     if current is not None and current.total:
         done += current.finalized / current.total
     return min(99, int(100 * done / max(tournament.planned_rounds, len(rounds))))
+
+
+def live_fingerprint(tournament: Tournament) -> str:
+    """What the tournament page's live part shows, as a short digest, in three small queries: its rounds (status
+    and plan: drawn tables, advancers), its entries' stored standing, and its games by status, counted and summed
+    by id (a game that changes status moves its id from one sum to another; its ranks and faults are written with
+    its FINISHED), with the tournament's own row. describe_tournament reads every game's seats: this is what a poll
+    costs when nothing changed."""
+    rounds = list(Round.objects.filter(tournament=tournament).order_by("number").values_list("id", "status", "plan"))
+    entries = list(
+        Entry.objects.filter(tournament=tournament)
+        .order_by("id")
+        .values_list("id", "bot_version_id", "position", "score", "games", "forfeited", "eliminated_in", "tiebreaks")
+    )
+    games = Match.objects.filter(round__tournament=tournament).aggregate(
+        **{f"{status}_n": Count("id", filter=Q(status=status)) for status in Match.Status.values},
+        **{f"{status}_ids": Sum("id", filter=Q(status=status)) for status in Match.Status.values},
+    )
+    own = (tournament.status, tournament.paused, tournament.planned_rounds, tournament.finished_at, tournament.settings)
+    return caching.digest((own, rounds, entries, sorted(games.items())))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,13 +17,14 @@ from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import cache_headers, caching, disclosure, ratings, visibility
+from league import cache_headers, caching, disclosure, live, ratings, visibility
 from league.bot_status import bot_status
 from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, Match, Seat
@@ -44,6 +46,8 @@ from league.services.tokens import do_create_token, do_revoke_token
 from league.time_ago import time_ago
 
 RECENT = 20
+ACTIVITY_SECONDS = 10  # a playing bot's page asks for its recent matches this often
+BOARD_SECONDS = 10  # a leaderboard page asks for its board this often
 PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
 HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 
@@ -93,23 +97,40 @@ BOARD_COLUMNS = [
 
 
 def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
-    """The ladder of one game, sortable by its column headings (plain links: no JavaScript needed).
+    """The ladder of one game, sortable by its column headings (plain links: no JavaScript needed); htmx asks for
+    its board again every few seconds (leaderboard_board)."""
+    return render(request, "league/leaderboard.html", {"game": _game(game), "board": _live_board(request, game)})
 
-    Everything below the navigation bar is the same for every visitor: it is rendered once per (sort, order, page)
-    and fingerprint of the game's ratings (league/caching.py), then served from the cache in one query."""
+
+def leaderboard_board(request: HttpRequest, game: str) -> HttpResponse:
+    """The leaderboard page's board alone, for the same sort, order and page; 204 if the asker has seen it."""
+    _game(game)
+    return cache_headers.no_store(live.fragment(request, _live_board(request, game)))
+
+
+def _game(game: str) -> Any:
     if game not in GAMES:
         raise Http404("no such game")
+    return GAMES[game]
+
+
+def _live_board(request: HttpRequest, game: str) -> live.Region:
+    """Everything below the navigation bar is the same for every visitor: it is rendered once per (sort, order,
+    page) and fingerprint of the game's ratings (league/caching.py), then served from the cache in one query. A
+    ladder never settles: the board is asked for as long as the page is open (mostly answered 204)."""
     sort = request.GET.get("sort", "elo")
     sort = sort if sort in SORTS else "elo"
-    reverse = request.GET.get("order") == "reverse"
+    backwards = request.GET.get("order") == "reverse"
     number = request.GET.get("page")
     try:
         page_key = str(int(number))  # type: ignore[arg-type]  # None raises TypeError, caught below
     except (TypeError, ValueError):
         page_key = "1"  # what Paginator.get_page shows for a missing or malformed number
-    key = f"board:{game}:{sort}:{int(reverse)}:{page_key}:{caching.board_fingerprint(game)}"
-    content = caching.cached(key, lambda: _leaderboard_content(game, sort, reverse, number))
-    return render(request, "league/leaderboard.html", {"game": GAMES[game], "content": content})
+    key = f"board:{game}:{sort}:{int(backwards)}:{page_key}:{caching.board_fingerprint(game)}"
+    content = caching.cached(key, lambda: _leaderboard_content(game, sort, backwards, number))
+    query = {"sort": sort, **({"order": "reverse"} if backwards else {}), "page": page_key}
+    url = reverse("leaderboard-board", args=[game])
+    return live.region("board", url, content, seconds=BOARD_SECONDS, settled=False, query=query)
 
 
 def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None) -> str:
@@ -180,11 +201,6 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
             {"bot": bot, **caching.cached(history_key, lambda: _bot_history(bot), timeout=600)},
         ),
     )
-    recent = _recent_matches(bot, [v.pk for v in versions])
-    matches = caching.cached(
-        f"bot-matches:{bot.pk}:{caching.digest(recent)}",
-        lambda: render_to_string("league/_matches.html", {"matches": _matches().filter(pk__in=[i for i, _ in recent])}),
-    )
     context = {
         "bot": bot,
         "is_owner": is_owner,
@@ -194,7 +210,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "versions": versions,
         "history": history,
-        "matches": matches,
+        "matches": _live_activity(bot, versions).html,
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
         "status": bot_status(bot, versions),
@@ -211,6 +227,32 @@ def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"bot": bot, "is_owner": is_owner, "status": bot_status(bot, versions)}
     response = render(request, "league/_bot_status.html", context)
     return cache_headers.private(response) if is_owner else cache_headers.no_store(response)
+
+
+def bot_activity(request: HttpRequest, pk: int) -> HttpResponse:
+    """The bot page's recent matches alone: what htmx asks for while the bot plays; 204 if unchanged."""
+    bot = get_object_or_404(visibility.bots(request.user), pk=pk)
+    versions = list(BotVersion.objects.filter(bot=bot).only("id", "status"))
+    return cache_headers.no_store(live.fragment(request, _live_activity(bot, versions)))
+
+
+def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> live.Region:
+    """Recent matches, asked for again while the bot can play: on the ladder with a ready version, or with a match
+    still queued or running (a challenge's or a tournament's)."""
+    recent = _recent_matches(bot, [v.pk for v in versions])
+    matches = caching.cached(
+        f"bot-matches:{bot.pk}:{caching.digest(recent)}",
+        lambda: render_to_string("league/_matches.html", {"matches": _matches().filter(pk__in=[i for i, _ in recent])}),
+    )
+    playing = bot.is_active and not bot.is_paused and any(v.status == BotVersion.Status.READY for v in versions)
+    in_flight = any(status not in Match.Status.finalized() for _, status in recent)
+    return live.region(
+        "bot-activity",
+        reverse("bot-activity", args=[bot.pk]),
+        matches,
+        seconds=ACTIVITY_SECONDS,
+        settled=not (playing or in_flight),
+    )
 
 
 def _recent_matches(bot: Bot, version_ids: list[int]) -> list[tuple[int, str]]:

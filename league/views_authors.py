@@ -19,11 +19,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
 
 from bots.authoring import starter
 from games.registry import GAMES
-from league import visibility
-from league.challenge_queries import challenge_report, challenges_for, games_in_last_hour, previous_version
+from league import cache_headers, live, visibility
+from league.challenge_queries import Report, challenge_report, challenges_for, games_in_last_hour, previous_version
 from league.doc_markdown import render_markdown
 from league.forms import ChallengeForm, first_error
 from league.models import Bot, BotVersion, Challenge
@@ -33,6 +35,7 @@ from league.services.errors import RateLimited, ServiceError
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
+LIVE_SECONDS = 5  # a challenge page with games in flight asks for its results this often
 
 
 # ----- first bot, references, starter kits ------------------------------------------------------------------------
@@ -210,8 +213,27 @@ def challenge_page(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "challenge": challenge,
         "game": GAMES[challenge.game],
-        "report": result,
         "opponents": [result.versions[pk] for pk in challenge.opponents],
-        "is_owner": request.user.is_authenticated and request.user.pk == challenge.owner_id,
+        "live": _live_results(challenge, result),
     }
     return render(request, "league/authors/challenge.html", context)
+
+
+def challenge_results(request: HttpRequest, pk: int) -> HttpResponse:
+    """The challenge page's live part alone (progress, results, games): what htmx asks for while games are queued
+    or running; 204 if the asker has seen it already."""
+    challenge = get_object_or_404(
+        visibility.challenges(request.user).select_related("owner", "version__bot__owner"), pk=pk
+    )
+    return cache_headers.no_store(live.fragment(request, _live_results(challenge, challenge_report(challenge))))
+
+
+def _live_results(challenge: Challenge, result: Report) -> live.Region:
+    context = {"challenge": challenge, "game": GAMES[challenge.game], "report": result}
+    return live.region(
+        "challenge-live",
+        reverse("challenge-results", args=[challenge.pk]),
+        render_to_string("league/authors/_challenge_live.html", context),
+        seconds=LIVE_SECONDS,
+        settled=not result.in_flight,
+    )

@@ -10,12 +10,16 @@ from typing import Any
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.urls import reverse
 
 from games.registry import GAMES
+from league import cache_headers, caching, live, visibility
 from league import tournament_formats as tf
-from league import visibility
 from league.models import Entry, Round, Tournament
-from league.tournament_queries import RoundView, describe_tournament
+from league.tournament_queries import RoundView, describe_tournament, live_fingerprint
+
+LIVE_SECONDS = 5  # a running tournament's page asks for its standings this often
 
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
@@ -47,25 +51,52 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 def tournament_page(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = get_object_or_404(visibility.tournaments(request.user), pk=pk)
+    context = {
+        "tournament": tournament,
+        "game": GAMES[tournament.game],
+        "settings_summary": _summary(tournament),
+        "staff": request.user.is_staff,
+        "live": _live_standings(tournament),
+    }
+    return render(request, "league/tournament.html", context)
+
+
+def tournament_standings(request: HttpRequest, pk: int) -> HttpResponse:
+    """The tournament page's live part alone (status, progress, bracket, standings, rounds): what htmx asks for
+    every few seconds while the tournament runs; 204 if the asker has seen it already."""
+    tournament = get_object_or_404(visibility.tournaments(request.user), pk=pk)
+    return cache_headers.no_store(live.fragment(request, _live_standings(tournament)))
+
+
+def _live_standings(tournament: Tournament) -> live.Region:
+    """The same for every visitor: rendered once per fingerprint of what it shows (a poll that finds nothing new
+    costs the fingerprint's three queries, not the standings' computation)."""
+    key = f"tournament-live:{tournament.pk}:{live_fingerprint(tournament)}"
+    return live.region(
+        "tournament-live",
+        reverse("tournament-standings", args=[tournament.pk]),
+        caching.cached(key, lambda: _render_standings(tournament)),
+        seconds=LIVE_SECONDS,
+        settled=tournament.status != Tournament.Status.RUNNING,
+    )
+
+
+def _render_standings(tournament: Tournament) -> str:
     view = describe_tournament(tournament)
     rounds, entries = view.rounds, view.entries
     names = tf.TIEBREAKS[tournament.format]
     for entry in entries:
         entry.tiebreak_values = [entry.tiebreaks.get(name) for name in names]  # type: ignore[attr-defined]  # for the template
-    current = next((view for view in rounds if view.round.status == Round.Status.RUNNING), None)
     context = {
         "tournament": tournament,
-        "game": GAMES[tournament.game],
-        "settings_summary": _summary(tournament),
         "entries": entries,
         "tiebreak_labels": [tf.TIEBREAK_LABELS[name] for name in names],
         "rounds": rounds,
-        "current": current,
+        "current": next((view for view in rounds if view.round.status == Round.Status.RUNNING), None),
         "progress": view.progress,
         "bracket": bracket_layout(tournament, rounds) if tournament.format == Tournament.Format.KNOCKOUT else None,
-        "staff": request.user.is_staff,
     }
-    return render(request, "league/tournament.html", context)
+    return render_to_string("league/_tournament_live.html", context)
 
 
 def _summary(tournament: Tournament) -> list[str]:

@@ -177,7 +177,7 @@ REST_FRAMEWORK = {
     ],
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "league.api.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "league.api.schema.ExampleSchema",  # drf-spectacular's, with examples
     # Throttling (docs/api.md): per anonymous address, per signed-in user and per API token; over a rate the answer is
     # 429 with Retry-After. The rates are read at each request, so the environment (and tests) can change them.
     "DEFAULT_THROTTLE_CLASSES": [

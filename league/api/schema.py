@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from django.core.exceptions import FieldDoesNotExist
+from django.db import models
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema as BaseAutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 from games.registry import GAMES
+from league.api.examples import HOST, examples_for
 from league.ids import MAX_ID
 
 # These serializers only describe JSON the views build: they never take an instance, so it has no type.
@@ -17,6 +21,63 @@ Describes = serializers.Serializer[Any]
 
 if TYPE_CHECKING:
     from drf_spectacular.openapi import AutoSchema
+
+
+# A model's integer column bounds its field in the schema: Django takes the bound from the database in use, and
+# SQLite's is 2**63 - 1 for every kind, which Swagger UI showed as 9223372036854776000. The schema states
+# PostgreSQL's (the production database), the same whichever database generated it.
+_COLUMN_MAXIMUM = {
+    models.PositiveSmallIntegerField: 32767,
+    models.SmallIntegerField: 32767,
+    models.PositiveIntegerField: 2147483647,
+    models.IntegerField: 2147483647,
+}
+
+
+class ExampleSchema(BaseAutoSchema):
+    """The API's schema class (REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]): every operation's examples from
+    league.api.examples, then any its view's @extend_schema gives; integer columns bounded as in PostgreSQL."""
+
+    def get_examples(self) -> list[Any]:
+        return [*examples_for(self.get_operation_id()), *super().get_examples()]
+
+    def _map_serializer_field(self, field: Any, direction: Any, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)  # type: ignore[no-untyped-call]  # drf-spectacular is untyped
+        column = _model_field(field)
+        bound = next((b for kind, b in _COLUMN_MAXIMUM.items() if type(column) is kind), None)
+        if bound is not None and isinstance(schema, dict) and schema.get("type") == "integer":
+            schema["maximum"] = min(schema.get("maximum", bound), bound)
+            schema["format"] = "int32"
+        return schema
+
+
+def _model_field(field: Any) -> Any:
+    """The model field a ModelSerializer's field reads, if it reads one directly."""
+    meta = getattr(getattr(field, "parent", None), "Meta", None)
+    model = getattr(meta, "model", None)
+    if model is None or "." in (field.source or ""):
+        return None
+    try:
+        return model._meta.get_field(field.source)
+    except FieldDoesNotExist:  # a method field, or a name the model does not have
+        return None
+
+
+class OwnersStderr(OpenApiSerializerExtension):
+    """A version's ``validation_stderr`` is added to the answer for its bot's owner only (BotVersionSerializer's
+    to_representation), so DRF cannot see it: the schema says so here."""
+
+    target_class = "league.api.serializers.BotVersionSerializer"
+
+    def map_serializer(self, auto_schema: AutoSchema, direction: Any) -> Any:
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        schema["properties"]["validation_stderr"] = {
+            "type": "string",
+            "readOnly": True,
+            "description": "The version's stderr during validation (its last 64 KiB): only for the bot's owner, "
+            "absent for anyone else.",
+        }
+        return schema
 
 
 class ApiTokenScheme(OpenApiAuthenticationExtension):
@@ -221,7 +282,38 @@ def _small_examples(node: Any) -> None:
             _small_examples(value)
 
 
+# DRF's paginators give their links the example http://api.example.org/accounts/…: each list's own URL reads better.
+_DRF_LINK = "http://api.example.org/accounts/"
+
+
+def _own_links(node: Any, url: str) -> Any:
+    if isinstance(node, str):
+        return node.replace(_DRF_LINK, url)
+    if isinstance(node, dict):
+        return {key: _own_links(value, url) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_own_links(value, url) for value in node]
+    return node
+
+
+def _page_links(result: dict[str, Any]) -> None:
+    components = result.get("components", {}).get("schemas", {})
+    for path, item in result.get("paths", {}).items():
+        url = HOST + path.replace("{id}", "21")
+        for op in item.values():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            for answer in op["responses"].values():
+                for media in answer.get("content", {}).values():
+                    if "examples" in media:
+                        media["examples"] = _own_links(media["examples"], url)
+                    name = media.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+                    if name.startswith("Paginated") and name in components:
+                        components[name] = _own_links(components[name], url)
+
+
 def small_integer_examples(result: dict[str, Any], generator: Any, request: Any, public: Any) -> dict[str, Any]:
     """drf-spectacular postprocessing hook (SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"])."""
     _small_examples(result)
+    _page_links(result)
     return result
