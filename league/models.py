@@ -498,6 +498,7 @@ class FittedRating(models.Model):
     rank_low = models.PositiveIntegerField(help_text="The best rank at 95%.")
     rank_high = models.PositiveIntegerField(help_text="The worst rank at 95%.")
     games = models.PositiveIntegerField(help_text="The rated matches of this version in the fit.")
+    recent = models.JSONField(default=list, blank=True, help_text="The last fitted Elo values (the sparkline).")
 
     class Meta:
         indexes = [models.Index(fields=["fit"], name="fittedrating_fit")]

@@ -32,6 +32,8 @@ from league.services.recording import rated_matches
 RANK_DRAWS = 1000
 # A snapshot is written when a bot's games changed or its Elo moved by at least this much (the chart's resolution).
 SNAPSHOT_MOVE = 1.0
+# Fitted Elo values kept for the leaderboard's sparkline, as ratings.RECENT for the online one.
+RECENT = 30
 
 
 @dataclass
@@ -159,7 +161,9 @@ def _store(
         )
         old = {
             row.bot_id: row
-            for row in FittedRating.objects.filter(bot__game=game_id).only("bot_id", "elo", "games", "version_id")
+            for row in FittedRating.objects.filter(bot__game=game_id).only(
+                "bot_id", "elo", "games", "version_id", "recent"
+            )
         }
         rows, snapshots = [], []
         for i, bot_id in enumerate(data.bot_ids):
@@ -168,6 +172,16 @@ def _store(
             rank, rank_low, rank_high = ranks.get(i, (0, 0, 0))
             version_id, number = data.versions[bot_id]
             games = data.games.get(bot_id, 0)
+            before = old.get(bot_id)
+            moved = (
+                before is None
+                or before.games != games
+                or before.version_id != version_id
+                or abs(before.elo - elo) >= SNAPSHOT_MOVE
+            )
+            recent = list(before.recent) if before is not None else []
+            if moved:
+                recent = [*recent, round(elo, 1)][-RECENT:]
             rows.append(
                 FittedRating(
                     bot_id=bot_id,
@@ -181,15 +195,10 @@ def _store(
                     rank_low=rank_low,
                     rank_high=rank_high,
                     games=games,
+                    recent=recent,
                 )
             )
-            before = old.get(bot_id)
-            if (
-                before is None
-                or before.games != games
-                or before.version_id != version_id
-                or abs(before.elo - elo) >= SNAPSHOT_MOVE
-            ):
+            if moved:
                 snapshots.append(
                     FitSnapshot(
                         bot_id=bot_id, fit=fit, version=number, at=now, elo=elo, low=low, high=high, games=games
