@@ -475,6 +475,9 @@ class RatingFit(models.Model):
     # Seat advantage over every rated match (all versions): {table size: [[matches, wins, shared firsts], ...]}
     # per seat number, counted while the fit reads the seats anyway.
     seat_results = models.JSONField(default=dict, blank=True)
+    # The settling matchmaking's "games together" of pairs near in the fitted order (league/services/fits.py):
+    # zlib-compressed int64 bot ids (first, second) and float64 weighted games.
+    together = models.BinaryField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-fitted_at", "-id"]

@@ -47,6 +47,10 @@ def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet
     descending = descending != reverse
     newest = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY).order_by("-number")
     order = F(field).desc(nulls_last=True) if descending else F(field).asc(nulls_last=True)
+    if field == "fitted__elo":  # bots not fitted yet by online Elo, in the same direction
+        ties = [order, "-rating__elo" if descending else "rating__elo", "id"]
+    else:
+        ties = [order, F("fitted__elo").desc(nulls_last=True), "-rating__elo", "id"]
     return (
         Bot.objects.filter(game=game, is_active=True, rating__games__gt=0)
         .filter(Exists(_ready_versions()))
@@ -55,7 +59,7 @@ def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet
             position=Window(Rank(), order_by=[F("fitted__elo").desc(nulls_last=True), F("rating__elo").desc()]),
             newest_version=Subquery(newest.values("number")[:1]),
         )
-        .order_by(order, F("fitted__elo").desc(nulls_last=True), "-rating__elo", "id")
+        .order_by(*ties)
     )
 
 

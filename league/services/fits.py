@@ -14,6 +14,7 @@ Elo). The maths is ``league.fitting`` (pure); this module reads the games, maps 
 from __future__ import annotations
 
 import time
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -103,24 +104,82 @@ def _count_match(data: GameData, table: list[tuple[int, int, int, int, int | Non
         data.games[row[1]] = data.games.get(row[1], 0) + 1
 
 
-def refit_game(game_id: str) -> RatingFit | None:
-    """Fit ``game_id``'s Elo to its rated games and store it (None: no rated game yet). Warm-started from the
-    stored fit. Reads outside any lock; the write is one transaction."""
-    started = time.perf_counter()
+@dataclass
+class Computed:
+    data: GameData
+    counts: fitting.PairCounts
+    result: fitting.Fit
+    ranks: dict[int, tuple[int, int, int]]  # bot index -> (rank, best, worst at 95%); listed bots only
+
+
+def compute_fit(game_id: str, warm: bool = True) -> Computed | None:
+    """The fit of ``game_id``'s rated games, not stored (None: no rated pair yet). ``warm``: start from the stored
+    fit (the optimum is the same; only the number of Newton steps differs)."""
     data = load_game(game_id)
     if not data.results:
         return None
-    stored = dict(FittedRating.objects.filter(bot__game=game_id).values_list("bot_id", "elo"))
+    stored = dict(FittedRating.objects.filter(bot__game=game_id).values_list("bot_id", "elo")) if warm else {}
     counts = fitting.pair_counts(data.results, len(data.bot_ids))
-    warm = np.array([stored.get(bot_id, INITIAL_ELO) for bot_id in data.bot_ids])
-    result = fitting.fit(counts, warm_start=warm)
+    start = np.array([stored.get(bot_id, INITIAL_ELO) for bot_id in data.bot_ids])
+    result = fitting.fit(counts, warm_start=start)
     listed = set(
         Bot.objects.filter(pk__in=data.bot_ids, is_active=True)
         .filter(Exists(BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY)))
         .values_list("pk", flat=True)
     )
     ranks = _ranks(result, [i for i, bot_id in enumerate(data.bot_ids) if bot_id in listed], seed=data.matches)
-    return _store(game_id, data, result, ranks, stored, time.perf_counter() - started)
+    return Computed(data, counts, result, ranks)
+
+
+def refit_game(game_id: str) -> RatingFit | None:
+    """Fit ``game_id``'s Elo to its rated games and store it (None: no rated game yet). Warm-started from the
+    stored fit. Reads outside any lock; the write is one transaction."""
+    started = time.perf_counter()
+    computed = compute_fit(game_id)
+    if computed is None:
+        return None
+    return _store(game_id, computed, time.perf_counter() - started)
+
+
+# recompute_ratings: a cold refit must agree with the stored one to within the optimiser's tolerance (GTOL: under
+# 0.1 Elo); a rank range is a quantile of samples, so it may move by one rank with such a difference.
+ELO_TOLERANCE = 0.5
+
+
+def compare_fit(game_id: str) -> list[str] | None:
+    """Refit ``game_id`` from cold and compare with the stored fit: the differences (empty: it agrees). None when
+    the stored fit is not of the current games (no fit yet, or results recorded since: beat refits them)."""
+    fit = latest_fit(game_id)
+    computed = compute_fit(game_id, warm=False)
+    if computed is None:
+        return [] if fit is None else [f"a fit is stored ({fit}) but there are no rated games"]
+    data = computed.data
+    if fit is None or (fit.matches, fit.last_match_id) != (data.matches, data.last_match_id):
+        return None
+    stored = {row.bot_id: row for row in FittedRating.objects.filter(bot__game=game_id)}
+    differences = []
+    for i, bot_id in enumerate(data.bot_ids):
+        row = stored.get(bot_id)
+        if row is None:
+            differences.append(f"bot {bot_id}: no fitted rating stored")
+            continue
+        low, high = computed.result.interval(i)
+        rank, rank_low, rank_high = computed.ranks.get(i, (0, 0, 0))
+        checks = [
+            ("elo", row.elo, float(computed.result.ratings[i]), ELO_TOLERANCE),
+            ("low", row.low, low, ELO_TOLERANCE),
+            ("high", row.high, high, ELO_TOLERANCE),
+            ("games", row.games, data.games.get(bot_id, 0), 0),
+            ("version", row.version_id, data.versions[bot_id][0], 0),
+            ("rank", row.rank, rank, 0 if row.rank == 0 else 1),
+            ("rank_low", row.rank_low, rank_low, 1),
+            ("rank_high", row.rank_high, rank_high, 1),
+        ]
+        wrong = [f"{name} {have!r} != refit {want!r}" for name, have, want, slack in checks if abs(have - want) > slack]
+        if wrong:
+            differences.append(f"bot {bot_id}: fitted " + "; ".join(wrong))
+    differences += [f"bot {bot_id}: fitted rating without rated games" for bot_id in stored.keys() - set(data.bot_ids)]
+    return differences
 
 
 def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple[int, int, int]]:
@@ -138,14 +197,8 @@ def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple
     }
 
 
-def _store(
-    game_id: str,
-    data: GameData,
-    result: fitting.Fit,
-    ranks: dict[int, tuple[int, int, int]],
-    previous: dict[int, float],
-    seconds: float,
-) -> RatingFit:
+def _store(game_id: str, computed: Computed, seconds: float) -> RatingFit:
+    data, result, ranks = computed.data, computed.result, computed.ranks
     now = timezone.now()
     with transaction.atomic():
         fit = RatingFit.objects.create(
@@ -158,6 +211,7 @@ def _store(
             converged=result.converged,
             seconds=seconds,
             seat_results=data.seat_results,
+            together=pack_together(computed),
         )
         old = {
             row.bot_id: row
@@ -211,8 +265,41 @@ def _store(
     return fit
 
 
+# The settling matchmaking looks at pairs at most settling.NEIGHBOURS apart among the bots it may seat; among all the
+# fitted bots those are a little further apart (bots off the ladder or busy in between). Pairs further apart overlap
+# too little to be chosen, so their games together are not kept (taken as none).
+TOGETHER_NEIGHBOURS = 12
+
+
+def pack_together(computed: Computed) -> bytes:
+    """The weighted games of pairs near in the fitted order, by bot id, compressed (about 10 pairs per bot)."""
+    counts, position = computed.counts, fitting.ranks(computed.result.ratings)
+    near = np.abs(position[counts.first] - position[counts.second]) <= TOGETHER_NEIGHBOURS
+    ids = np.asarray(computed.data.bot_ids, dtype=np.int64)
+    arrays = [ids[counts.first[near]], ids[counts.second[near]], counts.games[near].astype(np.float64)]
+    return zlib.compress(b"".join(array.tobytes() for array in arrays), 6)
+
+
+def unpack_together(packed: bytes | memoryview | None) -> dict[tuple[int, int], float]:
+    """{(bot id, bot id), smaller first: weighted games together} as ``settling.plan_settling_tables`` takes it."""
+    if not packed:
+        return {}
+    raw = zlib.decompress(bytes(packed))
+    n = len(raw) // 24
+    first = np.frombuffer(raw, dtype=np.int64, count=n)
+    second = np.frombuffer(raw, dtype=np.int64, count=n, offset=8 * n)
+    games = np.frombuffer(raw, dtype=np.float64, count=n, offset=16 * n)
+    return {(min(a, b), max(a, b)): g for a, b, g in zip(first.tolist(), second.tolist(), games.tolist(), strict=True)}
+
+
+def together_of(game_id: str) -> dict[tuple[int, int], float]:
+    """The newest fit's games together of ``game_id`` (empty before the first fit)."""
+    packed = RatingFit.objects.filter(game=game_id).order_by("-id").values_list("together", flat=True).first()
+    return unpack_together(packed)
+
+
 def latest_fit(game_id: str) -> RatingFit | None:
-    return RatingFit.objects.filter(game=game_id).order_by("-id").first()
+    return RatingFit.objects.filter(game=game_id).defer("together").order_by("-id").first()
 
 
 def is_stale(game_id: str) -> bool:
