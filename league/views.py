@@ -25,7 +25,7 @@ from games.registry import GAMES
 from league import cache_headers, caching, disclosure, ratings, visibility
 from league.bot_status import bot_status
 from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
-from league.models import Bot, BotVersion, FittedRating, Match, Seat
+from league.models import Bot, BotVersion, FittedRating, Match, RatingFit, Seat
 from league.queries import (
     SORTS,
     BoardRow,
@@ -39,6 +39,7 @@ from league.queries import (
     ordinal,
     versions_with_games,
 )
+from league.services import fits
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
 from league.services.tokens import do_create_token, do_revoke_token
@@ -138,8 +139,29 @@ def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None
         "sort_query": urlencode({"sort": sort, **({"order": "reverse"} if reverse else {})}),
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "not_ranked": not_ranked(game),
+        "seats": seat_advantage(fits.latest_fit(game)),
     }
     return render_to_string("league/_leaderboard_content.html", context)
+
+
+def seat_advantage(fit: RatingFit | None) -> list[dict[str, Any]]:
+    """Win rate by seat over every rated game, per table size (from the newest fit, which counts them): is seat 1
+    favoured? A first place shared counts half a win."""
+    tables = []
+    for size, counts in sorted((fit.seat_results if fit else {}).items(), key=lambda item: int(item[0])):
+        games = counts[0][0] if counts else 0
+        if not games:
+            continue
+        rates = [(wins + shared / 2) / played if played else 0.0 for played, wins, shared in counts]
+        tables.append(
+            {
+                "size": int(size),
+                "games": games,
+                "fair": f"{100 / int(size):.0f}%",
+                "seats": [{"number": n, "rate": f"{100 * rate:.1f}%"} for n, rate in enumerate(rates, start=1)],
+            }
+        )
+    return tables
 
 
 def _board_line(row: BoardRow) -> dict[str, Any]:

@@ -22,7 +22,9 @@ from tests.results import runner_result
 
 # Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
 # a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
-LEADERBOARD_QUERIES = 4  # the fingerprint, the rows (with Elo rank and newest version) and their count, the new bots
+# The fingerprint, the rows (with rank, fitted Elo and newest version) and their count, the new bots, the newest fit
+# (the win rate by seat).
+LEADERBOARD_QUERIES = 5
 LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
 # The bot page: bot, versions, the recent matches' ids and statuses, then on a miss rating history, head to head,
 # faults, and the recent matches with their seats. Its versions' finished games and the recent matches' statuses are
