@@ -201,6 +201,9 @@ def _store(game_id: str, computed: Computed, seconds: float) -> RatingFit:
     data, result, ranks = computed.data, computed.result, computed.ranks
     now = timezone.now()
     with transaction.atomic():
+        # Two refits of one game at once (beat's tick and a request) take turns here, in the ladder's lock order
+        # (the game's bots by id), so the second replaces the first's rows instead of colliding with them.
+        list(Bot.objects.select_for_update().filter(game=game_id).order_by("id").values_list("id", flat=True))
         fit = RatingFit.objects.create(
             game=game_id,
             fitted_at=now,
