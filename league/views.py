@@ -444,7 +444,10 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     user = visibility.signed_in(request.user)
     versions = Prefetch("versions", queryset=BotVersion.objects.defer("archive").order_by("-number"))
     bots = list(
-        Bot.objects.filter(owner=user).select_related("rating").prefetch_related(versions).order_by("game", "name")
+        Bot.objects.filter(owner=user)
+        .select_related("rating", "fitted")
+        .prefetch_related(versions)
+        .order_by("game", "name")
     )
     faults: dict[int, list[Seat]] = {}
     recent = (
@@ -464,6 +467,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
             "status": bot_status(bot, list(bot.versions.all())),
             "versions": list(bot.versions.all()),
             "rating": getattr(bot, "rating", None),
+            "fitted": getattr(bot, "fitted", None),
             "faults": faults.get(bot.pk, []),
         }
         for bot in bots

@@ -190,3 +190,16 @@ def test_together_keeps_the_games_of_near_pairs() -> None:
 def test_request_refit_validates_the_game() -> None:
     with pytest.raises(ValueError):
         fits.request_refit("chess")
+
+
+def test_the_home_page_and_my_bots_show_the_fitted_elo(client: Client) -> None:
+    bots = league(3)
+    play_ordered(bots, 30)
+    client.force_login(bots[0].owner)
+    assert "not fitted yet" in client.get("/").content.decode()
+    assert "Elo not fitted yet after" in client.get("/account/bots/").content.decode()
+    fits.refit_game("love_letter")
+    row = FittedRating.objects.get(bot=bots[0])
+    assert f">{row.elo:.0f}<" in client.get("/").content.decode()
+    mine = client.get("/account/bots/").content.decode()
+    assert f"Elo <strong>{row.elo:.0f}</strong> ({row.low:.0f}\u2013{row.high:.0f})" in mine
