@@ -170,7 +170,8 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
                     bot_id=bot_id,
                     version=version,
                     elo=fitted.elo if fitted else state.elo,
-                    games=state.games,
+                    # Settling: a new version is placed again (its games so far say little about it).
+                    games=state.games_since_version if settle else state.games,
                     sigma=fitted.sigma if fitted else state.sigma,
                     seats={size: list(counts) for size, counts in (bot.ladder_seats or {}).items()},
                     in_flight=busy.get(bot_id, 0),

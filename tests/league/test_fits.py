@@ -152,7 +152,7 @@ def test_the_settling_ladder_pairs_the_least_certain_neighbours_after_placement(
     bots = league(6)
     # Established (past placement): 0 and 1 far apart from the rest and from each other; 3 and 4 barely apart.
     play_ordered(bots, 240, upset=0.3)
-    Rating.objects.update(games=100)
+    Rating.objects.update(games=100, games_since_version=100)
     fits.refit_game("love_letter")
     fitted = {row.bot_id: row for row in FittedRating.objects.all()}
     together = fits.together_of("love_letter")
@@ -168,6 +168,21 @@ def test_the_settling_ladder_pairs_the_least_certain_neighbours_after_placement(
         assert all(not (a & b) for a, b in itertools.combinations(seated, 2))  # max_in_flight 1 holds
         Match.objects.filter(pk__in=[match.pk for match in matches]).delete()
     assert ladder_config("love_letter").matchmaking == "settle"
+
+
+def test_a_new_version_is_placed_again_before_settling(settings) -> None:
+    settings.LADDER_GAMES = {"love_letter": {"table_sizes": [2], "max_in_flight": 1}}
+    bots = league(6)
+    play_ordered(bots, 240, upset=0.3)
+    Rating.objects.update(games=100, games_since_version=100)
+    fits.refit_game("love_letter")
+    Rating.objects.filter(bot=bots[5]).update(games_since_version=0)  # as after its new version's first match
+    seated = set()
+    for seed in range(6):  # placement tables (pairing.plan_tables) seat the newcomer first, whatever the seed
+        matches = do_schedule_ladder(random.Random(seed))
+        seated |= {seat.bot_version.bot_id for seat in matches[0].seats.all()}
+        Match.objects.filter(pk__in=[match.pk for match in matches]).delete()
+    assert bots[5].pk in seated
 
 
 def _score(a: FittedRating, b: FittedRating, together: dict[tuple[int, int], float]) -> float:
