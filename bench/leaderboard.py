@@ -14,7 +14,7 @@ database; it is timed too).
 Then, in process with the Django test client (no web server): each page's and API call's SQL query count, and its
 latency (median and p95 of ``--samples`` requests, after one warm-up): the leaderboard in three sorts and on a later
 page, the leaderboard API (every row), the busiest bot's page and its rating history and head-to-head APIs; and one
-run of the ladder scheduler.
+run of the ladder scheduler. Before them, the fitted Elo's ``refit_game`` through the database, cold then warm.
 """
 
 from __future__ import annotations
@@ -207,7 +207,25 @@ def measure(args: argparse.Namespace, busiest: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from league.services import fits
     from league.services.ladder import do_schedule_ladder
+
+    # The fitted Elo through the database, as beat runs it: every rated seat read, fitted, stored.
+    began = time.perf_counter()
+    fits.load_game(GAME)
+    loading = time.perf_counter() - began
+    refits = []
+    for _ in range(2):  # from cold, then warm-started from the stored fit
+        began = time.perf_counter()
+        fit = fits.refit_game(GAME)
+        refits.append(time.perf_counter() - began)
+    assert fit is not None
+    print(
+        f"refit_game: cold {refits[0]:.1f} s, warm {refits[1]:.1f} s ({fit.iterations} iterations); "
+        f"reading the {fit.matches:,} rated matches' seats alone {loading:.1f} s"
+    )
+    record(args.results, f"leaderboard ({args.database})", "refit_game cold", round(refits[0], 2), "s")
+    record(args.results, f"leaderboard ({args.database})", "refit_game warm", round(refits[1], 2), "s")
 
     client = Client()
     endpoints = [

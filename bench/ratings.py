@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.common import machine, record
 from league import fitting
 from league.pairing import Candidate, Policy, plan_tables
-from league.ratings import BotRating, SeatResult, rate_match
+from league.ratings import BotRating, RatedSeat, rate_match
 from league.settling import plan_settling_tables
 
 BOTS, GAP, CHECK_EVERY, TABLES_PER_ROUND = 16, 60.0, 20, 2
@@ -96,7 +96,7 @@ def run_league(method: str, players: int, seed: int, cap: int) -> int | None:
             ranks = play(seats, truth, rng)
             results.append((seats, ranks))
             if method == "online":
-                after = rate_match([states[b] for b in seats], [SeatResult(rank=r, version=0) for r in ranks])
+                after = rate_match([states[b] for b in seats], [RatedSeat(rank=r, version=0) for r in ranks])
                 for bot, state in zip(seats, after, strict=True):
                     states[bot] = state
             for bot in seats:

@@ -24,7 +24,7 @@ class LadderDefaults(TypedDict, total=False):
     games_per_hour: int  # at most this many ladder matches of the game in any hour
     max_in_flight: int  # queued or running ladder matches per bot
     time_control: dict[str, int]  # {"move_ms": ..., "bank_ms": ...}
-    matchmaking: str  # "uncertainty" or "random"
+    matchmaking: str  # "settle", "uncertainty" or "random"
     enabled: bool
 
 

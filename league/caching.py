@@ -27,7 +27,7 @@ from typing import Any, TypeVar, cast
 from django.core.cache import caches
 from django.db import connection
 
-from league.models import Bot, Match
+from league.models import Bot, Match, RatingFit
 
 ALIAS = "pages"
 T = TypeVar("T")
@@ -44,19 +44,21 @@ def board_fingerprint(game: str | None) -> str:
     counts one fewer), its queued and running matches (every recorded result takes one away: their count and sum of
     ids change, since a new match's id is larger than any old one's) and its latest finish. Who is ranked (a ready
     version and a rated game) and who is listed as new (ready, no rated game) change only with an accepted version or
-    a finished match, both seen here; a rejected or pending version changes neither list."""
-    bots, matches = Bot._meta.db_table, Match._meta.db_table
+    a finished match, both seen here; a rejected or pending version changes neither list. The fitted Elo changes
+    with a new fit: the game's newest fit id."""
+    bots, matches, fits = Bot._meta.db_table, Match._meta.db_table, RatingFit._meta.db_table
     where, args = ("game = %s AND ", [game]) if game is not None else ("", [])
     sql = (
-        "SELECT b.n, b.ids, b.active, b.paused, b.last_paused, b.forgiven, m.n, m.ids, f.last FROM "
+        "SELECT b.n, b.ids, b.active, b.paused, b.last_paused, b.forgiven, m.n, m.ids, f.last, r.fit FROM "
         "(SELECT count(*) AS n, sum(id) AS ids, sum(CASE WHEN is_active THEN 1 ELSE 0 END) AS active, "
         "count(paused_at) AS paused, max(paused_at) AS last_paused, max(fault_window_start) AS forgiven "
         f"FROM {bots} WHERE {where}1 = 1) b, "
         f"(SELECT count(*) AS n, sum(id) AS ids FROM {matches} WHERE {where}status IN (%s, %s)) m, "
-        f"(SELECT max(finished_at) AS last FROM {matches} WHERE {where}status = %s) f"
+        f"(SELECT max(finished_at) AS last FROM {matches} WHERE {where}status = %s) f, "
+        f"(SELECT max(id) AS fit FROM {fits} WHERE {where}1 = 1) r"
     )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*args, *args, *_IN_FLIGHT, *args, Match.Status.FINISHED.value])
+        cursor.execute(sql, [*args, *args, *_IN_FLIGHT, *args, Match.Status.FINISHED.value, *args])
         row = cursor.fetchone()
     return hashlib.blake2b(repr(row).encode(), digest_size=12).hexdigest()
 

@@ -458,3 +458,70 @@ class Challenge(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("challenge", args=[self.pk])
+
+
+class RatingFit(models.Model):
+    """One fit of a game's Elo to every rated game of each bot's current version (league/services/fits.py)."""
+
+    game = models.CharField(max_length=40, choices=game_choices)
+    fitted_at = models.DateTimeField(default=timezone.now)
+    # What the fit saw: its rated matches, and the newest of them (a newer one makes the fit stale).
+    matches = models.PositiveIntegerField(default=0)
+    last_match_id = models.BigIntegerField(default=0)
+    bots = models.PositiveIntegerField(default=0)
+    iterations = models.PositiveIntegerField(default=0)
+    converged = models.BooleanField(default=True)
+    seconds = models.FloatField(default=0.0, help_text="How long the fit took.")
+    # Seat advantage over every rated match (all versions): {table size: [[matches, wins, shared firsts], ...]}
+    # per seat number, counted while the fit reads the seats anyway.
+    seat_results = models.JSONField(default=dict, blank=True)
+    # The settling matchmaking's "games together" of pairs near in the fitted order (league/services/fits.py):
+    # zlib-compressed int64 bot ids (first, second) and float64 weighted games.
+    together = models.BinaryField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-fitted_at", "-id"]
+        indexes = [models.Index(fields=["game", "-id"], name="ratingfit_game_newest")]
+
+    def __str__(self) -> str:
+        return f"fit {self.pk} of {self.game} ({self.matches} matches)"
+
+
+class FittedRating(models.Model):
+    """A bot's current fitted Elo: from the game's newest fit, for the version it was fitted on."""
+
+    bot = models.OneToOneField(Bot, on_delete=models.CASCADE, related_name="fitted")
+    version = models.ForeignKey(BotVersion, on_delete=models.CASCADE, related_name="fitted_ratings")
+    fit = models.ForeignKey(RatingFit, on_delete=models.CASCADE, related_name="ratings")
+    elo = models.FloatField()
+    sigma = models.FloatField()
+    low = models.FloatField(help_text="The 95% interval.")
+    high = models.FloatField()
+    rank = models.PositiveIntegerField(help_text="1 = the highest fitted Elo of the bots on the leaderboard.")
+    rank_low = models.PositiveIntegerField(help_text="The best rank at 95%.")
+    rank_high = models.PositiveIntegerField(help_text="The worst rank at 95%.")
+    games = models.PositiveIntegerField(help_text="The rated matches of this version in the fit.")
+    recent = models.JSONField(default=list, blank=True, help_text="The last fitted Elo values (the sparkline).")
+
+    class Meta:
+        indexes = [models.Index(fields=["fit"], name="fittedrating_fit")]
+
+    def __str__(self) -> str:
+        return f"{self.bot}: {self.elo:.0f} ({self.low:.0f}\u2013{self.high:.0f})"
+
+
+class FitSnapshot(models.Model):
+    """One point of a bot's fitted-Elo history (the chart): written by a fit that moved it or counted new games."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="fit_snapshots")
+    fit = models.ForeignKey(RatingFit, on_delete=models.CASCADE, related_name="snapshots")
+    version = models.PositiveIntegerField()
+    at = models.DateTimeField()
+    elo = models.FloatField()
+    low = models.FloatField()
+    high = models.FloatField()
+    games = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["bot", "id"], name="fitsnapshot_bot")]

@@ -10,13 +10,23 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Rank
 from django_stubs_ext import WithAnnotations
 
-from league import ratings
-from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat, fault_label
+from league.models import (
+    Bot,
+    BotVersion,
+    FitSnapshot,
+    FittedRating,
+    Match,
+    Rating,
+    RatingChange,
+    Seat,
+    fault_label,
+)
 
-# Leaderboard sort keys: (ORM field, descending unless reversed). Ties go to the higher Elo, then the older bot.
+# Leaderboard sort keys: (ORM field, descending unless reversed). Ties go to the higher fitted Elo, then the higher
+# online Elo (which orders bots not fitted yet), then the older bot.
 SORTS: dict[str, tuple[str, bool]] = {
-    "elo": ("rating__elo", True),
-    "interval": ("rating__variance", False),  # the narrowest interval first
+    "elo": ("fitted__elo", True),
+    "interval": ("fitted__sigma", False),  # the narrowest interval first
     "games": ("rating__games", True),
     "wins": ("rating__wins", True),
     "last": ("rating__last_match_at", True),
@@ -25,25 +35,31 @@ SORTS: dict[str, tuple[str, bool]] = {
 
 
 def leaderboard(game: str, sort: str = "elo", reverse: bool = False) -> QuerySet[Bot]:
-    """The ranked bots of ``game``: on the ladder (active), with a ready version and at least one rated game; best Elo
-    first unless sorted otherwise. A bot still being validated, rejected, or not yet played is not ranked: a 1500
-    it never earned would sit above bots that have played (``not_ranked`` lists the new ones apart).
+    """The ranked bots of ``game``: on the ladder (active), with a ready version and at least one rated game; best
+    fitted Elo first unless sorted otherwise (bots not fitted yet after them, by online Elo). A bot still being
+    validated, rejected, or not yet played is not ranked: a 1500 it never earned would sit above bots that have
+    played (``not_ranked`` lists the new ones apart).
 
-    Each bot carries ``position`` (its Elo rank among the ranked bots alone, ties shared: the window runs after the
-    WHERE) and ``newest_version`` (its newest ready version)."""
+    Each bot carries ``fitted`` (its ``FittedRating``; none before its first fit), ``position`` (its rank among the
+    ranked bots alone, ties shared: the window runs after the WHERE) and ``newest_version`` (its newest ready
+    version)."""
     field, descending = SORTS.get(sort, SORTS["elo"])
     descending = descending != reverse
     newest = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY).order_by("-number")
     order = F(field).desc(nulls_last=True) if descending else F(field).asc(nulls_last=True)
+    if field == "fitted__elo":  # bots not fitted yet by online Elo, in the same direction
+        ties = [order, "-rating__elo" if descending else "rating__elo", "id"]
+    else:
+        ties = [order, F("fitted__elo").desc(nulls_last=True), "-rating__elo", "id"]
     return (
         Bot.objects.filter(game=game, is_active=True, rating__games__gt=0)
         .filter(Exists(_ready_versions()))
-        .select_related("owner", "rating")
+        .select_related("owner", "rating", "fitted")
         .annotate(
-            position=Window(Rank(), order_by=F("rating__elo").desc()),
+            position=Window(Rank(), order_by=[F("fitted__elo").desc(nulls_last=True), F("rating__elo").desc()]),
             newest_version=Subquery(newest.values("number")[:1]),
         )
-        .order_by(order, "-rating__elo", "id")
+        .order_by(*ties)
     )
 
 
@@ -80,9 +96,18 @@ class BoardRow:
     position: int
     bot: Bot
     rating: Rating
+    fitted: FittedRating | None  # None before the game's first fit that saw this bot
     provisional: bool
-    low: float
-    high: float
+
+    @property
+    def rank_range(self) -> str:
+        """For example "2nd to 5th" (with an en dash); "" when not fitted, or off the ladder at the fit."""
+        fitted = self.fitted
+        if fitted is None or not fitted.rank:
+            return ""
+        if fitted.rank_low == fitted.rank_high:
+            return ordinal(fitted.rank_low)
+        return f"{ordinal(fitted.rank_low)}\u2013{ordinal(fitted.rank_high)}"
 
     @property
     def paused(self) -> bool:
@@ -98,11 +123,10 @@ def board_rows(bots: Any) -> list[BoardRow]:
     rows = []
     for bot in bots:
         rating = bot.rating
-        low, high = ratings.interval(rating.elo, rating.variance)
         # Provisional while few games since the newest version, and also once a newer version is ready but has
         # not played yet (its first rated match will reset the count).
         provisional = rating.provisional or (bot.newest_version or 0) > rating.version
-        rows.append(BoardRow(bot.position, bot, rating, provisional, low, high))
+        rows.append(BoardRow(bot.position, bot, rating, getattr(bot, "fitted", None), provisional))
     return rows
 
 
@@ -112,6 +136,27 @@ class Change(NamedTuple):
     after: float
     variance: float
     created: datetime
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, …"""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+class FitPoint(NamedTuple):
+    at: datetime
+    elo: float
+    low: float
+    high: float
+    games: int
+    version: int
+
+
+def fit_history(bot: Bot) -> list[FitPoint]:
+    """``bot``'s fitted Elo over time (one point per fit that moved it), oldest first: one query, plain tuples."""
+    rows = FitSnapshot.objects.filter(bot=bot).order_by("id")
+    return [FitPoint(*row) for row in rows.values_list("at", "elo", "low", "high", "games", "version")]
 
 
 def rating_history(bot: Bot) -> list[Change]:

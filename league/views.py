@@ -27,19 +27,21 @@ from games.registry import GAMES
 from league import cache_headers, caching, disclosure, live, ratings, visibility
 from league.bot_status import bot_status
 from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
-from league.models import Bot, BotVersion, Match, Seat
+from league.models import Bot, BotVersion, FittedRating, Match, RatingFit, Seat
 from league.queries import (
     SORTS,
     BoardRow,
-    Change,
+    FitPoint,
     board_rows,
     fault_counts,
+    fit_history,
     head_to_head,
     leaderboard,
     not_ranked,
-    rating_history,
+    ordinal,
     versions_with_games,
 )
+from league.services import fits
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
 from league.services.tokens import do_create_token, do_revoke_token
@@ -88,7 +90,8 @@ BOARD_COLUMNS = [
     ("name", "Bot", False),
     ("elo", "Elo", True),
     ("interval", "95% interval", True),
-    ("games", "Games", True),
+    (None, "Rank at 95%", True),
+    ("games", "Rated games", True),
     ("wins", "W / L / D", True),
     (None, "Win %", True),
     ("last", "Last match", False),
@@ -157,26 +160,49 @@ def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None
         "sort_query": urlencode({"sort": sort, **({"order": "reverse"} if reverse else {})}),
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "not_ranked": not_ranked(game),
+        "seats": seat_advantage(fits.latest_fit(game)),
     }
     return render_to_string("league/_leaderboard_content.html", context)
 
 
+def seat_advantage(fit: RatingFit | None) -> list[dict[str, Any]]:
+    """Win rate by seat over every rated game, per table size (from the newest fit, which counts them): is seat 1
+    favoured? A first place shared counts half a win."""
+    tables = []
+    for size, counts in sorted((fit.seat_results if fit else {}).items(), key=lambda item: int(item[0])):
+        games = counts[0][0] if counts else 0
+        if not games:
+            continue
+        rates = [(wins + shared / 2) / played if played else 0.0 for played, wins, shared in counts]
+        tables.append(
+            {
+                "size": int(size),
+                "games": games,
+                "fair": f"{100 / int(size):.0f}%",
+                "seats": [{"number": n, "rate": f"{100 * rate:.1f}%"} for n, rate in enumerate(rates, start=1)],
+            }
+        )
+    return tables
+
+
 def _board_line(row: BoardRow) -> dict[str, Any]:
     """One leaderboard line, formatted here: a page of 100 rows renders several times faster without filters."""
-    rating, now = row.rating, timezone.now()
+    rating, fitted, now = row.rating, row.fitted, timezone.now()
     return {
         "position": row.position,
         "bot": row.bot,
         "provisional": row.provisional,
         "paused": row.paused,
-        "elo": f"{rating.elo:.0f}",
-        "interval": f"{row.low:.0f}\u2013{row.high:.0f}",
-        "sigma": f"{rating.sigma:.0f}",
+        "fitted": fitted is not None,
+        "elo": f"{fitted.elo:.0f}" if fitted else "",
+        "interval": f"{fitted.low:.0f}\u2013{fitted.high:.0f}" if fitted else "",
+        "sigma": f"{fitted.sigma:.0f}" if fitted else "",
+        "rank_range": row.rank_range,
         "games": rating.games,
         "wld": f"{rating.wins} / {rating.losses} / {rating.draws}",
         "win": "\u2013" if row.win_percent is None else f"{row.win_percent:.0f}%",
         "last": time_ago(rating.last_match_at, now, depth=1) if rating.last_match_at else "never",
-        "spark": sparkline_svg(rating.recent),
+        "spark": sparkline_svg(fitted.recent if fitted else []),
     }
 
 
@@ -184,15 +210,16 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     """A bot's page. Its header, versions and the owner's controls are rendered per request; the rating chart, head
     to head, faults and recent matches are the same for every visitor, so they are cached as HTML under keys that
     change with what they show (league/caching.py; their relative times are at most the cache's minute old)."""
-    bot = get_object_or_404(visibility.bots(request.user).select_related("owner", "rating"), pk=pk)
+    bot = get_object_or_404(visibility.bots(request.user).select_related("owner", "rating", "fitted"), pk=pk)
     is_owner = visibility.sees_owner_data(request.user, bot)
     versions = list(versions_with_games(bot))
+    fitted = getattr(bot, "fitted", None)
     rating = getattr(bot, "rating", None)
     newest = max((v.number for v in versions if v.status == BotVersion.Status.READY), default=0)
     # The chart, head to head and faults change only when one of the bot's matches finishes, which adds one to the
     # finished games its versions count (a finished match never changes again), or when its rating is rewritten.
     finished = sum(v.games for v in versions)
-    stamp = f"{rating.games}.{rating.updated.timestamp():.6f}" if rating else "-"
+    stamp = f"{rating.games}.{rating.updated.timestamp():.6f}.{fitted.fit_id if fitted else 0}" if rating else "-"
     history_key = f"bot:{bot.pk}:{finished}:{stamp}"
     history = caching.cached(
         f"{history_key}:html",
@@ -205,7 +232,8 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "bot": bot,
         "is_owner": is_owner,
         "rating": rating,
-        "interval": ratings.interval(rating.elo, rating.variance) if rating else None,
+        "fitted": fitted,
+        "rank_text": rank_text(fitted),
         "provisional": rating is None or rating.provisional or newest > rating.version,
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "versions": versions,
@@ -217,6 +245,15 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
     }
     response = render(request, "league/bot.html", context)
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
+
+
+def rank_text(fitted: FittedRating | None) -> str:
+    """For example "3rd, 2nd to 5th at 95%" (with an en dash); "" when not fitted, or off the ladder at the fit."""
+    if fitted is None or not fitted.rank:
+        return ""
+    low, high = ordinal(fitted.rank_low), ordinal(fitted.rank_high)
+    span = low if low == high else low + "\u2013" + high
+    return f"{ordinal(fitted.rank)}, {span} at 95%"
 
 
 def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
@@ -269,7 +306,7 @@ def _bot_history(bot: Bot) -> dict[str, Any]:
     """The data of the bot page's costly, visitor-independent parts."""
     opponents = head_to_head(bot)
     return {
-        "chart": history_chart(rating_history(bot)),
+        "chart": history_chart(fit_history(bot)),
         "head_to_head": opponents[:HEAD_TO_HEAD_SHOWN],
         "more_opponents": max(0, len(opponents) - HEAD_TO_HEAD_SHOWN),
         "faults": fault_counts(bot),
@@ -320,53 +357,61 @@ def sparkline_svg(values: list[float]) -> str:
     )
 
 
-def history_chart(changes: list[Change]) -> dict[str, Any] | None:
-    """An Elo-by-game line with its 95% band, as SVG coordinates (None before the first rated game)."""
-    if not changes:
+def history_chart(points: list[FitPoint]) -> dict[str, Any] | None:
+    """The fitted Elo over time, one point per fit that moved it, with its 95% band, as SVG coordinates (None
+    before the bot's first fit). The band is clipped to the plot: the chart spans the card, the band stays inside."""
+    if not points:
         return None
-    series: list[tuple[int, float, float, Change | None]] = [(0, changes[0].before, ratings.INITIAL_VARIANCE, None)]
-    series += [(n, c.after, c.variance, c) for n, c in enumerate(changes, start=1)]
-    if len(series) > CHART_MAX_POINTS:  # thin out evenly, always keeping the latest game
-        stride = len(series) / CHART_MAX_POINTS
-        series = [series[int(i * stride)] for i in range(CHART_MAX_POINTS)] + [series[-1]]
-    bands = [(n, *ratings.interval(elo, var)) for n, elo, var, _c in series]
-    elos = [elo for _n, elo, _v, _c in series]
+    if len(points) > CHART_MAX_POINTS:  # thin out evenly, always keeping the latest fit
+        stride = len(points) / CHART_MAX_POINTS
+        points = [points[int(i * stride)] for i in range(CHART_MAX_POINTS)] + [points[-1]]
+    elos = [p.elo for p in points]
     # Scale to the Elo line and the settled part of the band, not to the ±700 of the very first games.
-    low = min(min(elos), min(max(lo, min(elos) - 150) for _n, lo, _hi in bands))
-    high = max(max(elos), max(min(hi, max(elos) + 150) for _n, _lo, hi in bands))
+    low = min(min(elos), min(max(p.low, min(elos) - 150) for p in points))
+    high = max(max(elos), max(min(p.high, max(elos) + 150) for p in points))
     low, high = (low - 10, high + 10) if high - low < 20 else (low, high)
-    games = series[-1][0] or 1
+    first, span = points[0].at, max((points[-1].at - points[0].at).total_seconds(), 1.0)
     inner_w, inner_h = CHART_WIDTH - 2 * CHART_PAD, CHART_HEIGHT - 2 * CHART_PAD
 
-    def x(n: float) -> float:
-        return CHART_PAD + n / games * inner_w
+    def x(p: FitPoint) -> float:
+        if len(points) == 1:
+            return CHART_PAD + inner_w
+        return CHART_PAD + (p.at - first).total_seconds() / span * inner_w
 
     def y(elo: float) -> float:
         elo = min(max(elo, low), high)
         return CHART_PAD + (high - elo) / (high - low) * inner_h
 
-    line = [(x(n), y(elo)) for n, elo, _v, _c in series]
-    band = [(x(n), y(hi)) for n, _lo, hi in bands] + [(x(n), y(lo)) for n, lo, _hi in reversed(bands)]
+    line = [(x(p), y(p.elo)) for p in points]
+    band = [(x(p), y(p.high)) for p in points] + [(x(p), y(p.low)) for p in reversed(points)]
+    if len(points) == 1:  # one fit: a band across the plot, so it shows
+        line = [(CHART_PAD, line[0][1]), line[0]]
+        band = [(CHART_PAD, y(points[0].high)), (CHART_PAD + inner_w, y(points[0].high))]
+        band += [(CHART_PAD + inner_w, y(points[0].low)), (CHART_PAD, y(points[0].low))]
     step = _nice_step((high - low) / 4)
     ticks = [value for value in range(int(low // step + 1) * int(step), int(high) + 1, int(step))]
-    last = changes[-1]
+    ends = [points[0]] if len(points) == 1 else [points[0], points[-1]]
+    last = points[-1]
     return {
         "width": CHART_WIDTH,
         "height": CHART_HEIGHT,
         "line": " ".join(f"{px:.1f},{py:.1f}" for px, py in line),
         "band": " ".join(f"{px:.1f},{py:.1f}" for px, py in band),
         "y_ticks": [{"y": f"{y(value):.1f}", "label": value} for value in ticks],
-        "x_ticks": [{"x": f"{x(n):.1f}", "label": n} for n in sorted({0, games // 2, games})],
+        "x_ticks": [{"x": f"{x(p):.1f}", "label": f"{p.at:%d %b %H:%M}"} for p in ends],
         "left": CHART_PAD,
         "right": CHART_WIDTH - CHART_PAD,
         "bottom": CHART_HEIGHT - CHART_PAD,
         "last": {"x": f"{line[-1][0]:.1f}", "y": f"{line[-1][1]:.1f}"},
         "points": [
-            {"x": f"{px:.1f}", "y": f"{py:.1f}", "n": n, "elo": f"{elo:.0f}", "match": c.match_id}
-            for (px, py), (n, elo, _v, c) in zip(line, series, strict=True)
-            if c is not None and len(series) <= 60
+            {"x": f"{x(p):.1f}", "y": f"{y(p.elo):.1f}", "elo": f"{p.elo:.0f}", "games": p.games, "version": p.version}
+            for p in points
+            if len(points) <= 60
         ],
-        "summary": f"Elo after each of {len(changes)} rated games, from {changes[0].before:.0f} to {last.after:.0f}",
+        "summary": (
+            f"Fitted Elo over {len(points)} fits, from {points[0].elo:.0f} to {last.elo:.0f} "
+            f"({last.low:.0f}\u2013{last.high:.0f} at 95%, {last.games} rated games of v{last.version})"
+        ),
     }
 
 
@@ -441,7 +486,10 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     user = visibility.signed_in(request.user)
     versions = Prefetch("versions", queryset=BotVersion.objects.defer("archive").order_by("-number"))
     bots = list(
-        Bot.objects.filter(owner=user).select_related("rating").prefetch_related(versions).order_by("game", "name")
+        Bot.objects.filter(owner=user)
+        .select_related("rating", "fitted")
+        .prefetch_related(versions)
+        .order_by("game", "name")
     )
     faults: dict[int, list[Seat]] = {}
     recent = (
@@ -461,6 +509,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
             "status": bot_status(bot, list(bot.versions.all())),
             "versions": list(bot.versions.all()),
             "rating": getattr(bot, "rating", None),
+            "fitted": getattr(bot, "fitted", None),
             "faults": faults.get(bot.pk, []),
         }
         for bot in bots

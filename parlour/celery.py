@@ -33,6 +33,8 @@ def _prepare(sender: Celery, **kwargs: object) -> None:
     sender.add_periodic_task(float(settings.MATCH_SWEEP_SECONDS), sender.signature("parlour.requeue_stale_matches"))
     # Tournaments advance when their games are recorded; this catches a lost delivery (league/tournaments.py).
     sender.add_periodic_task(30.0, sender.signature("parlour.advance_tournament"))
+    # Fitted Elo: each game whose rated games changed is refitted (league/services/fits.py).
+    sender.add_periodic_task(float(settings.RATINGS_REFIT_SECONDS), sender.signature("parlour.refit_ratings"))
     # Retention: the bots' logs older than LOG_RETENTION_DAYS are deleted, in bounded batches (league/retention.py).
     sender.add_periodic_task(3600.0, sender.signature("parlour.delete_old_logs"), name="delete old logs")
 

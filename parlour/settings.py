@@ -268,6 +268,8 @@ LADDER_WORKER_CAPACITY = env_int("LADDER_WORKER_CAPACITY", 16)
 # A bot that has waited this long for a ladder match goes before everyone who has not (nobody starves).
 LADDER_STARVE_SECONDS = env_int("LADDER_STARVE_SECONDS", 300)
 # A bot with more than LADDER_FAULT_LIMIT faults in its last LADDER_FAULT_WINDOW matches is paused (10% of 50).
+# Fitted Elo (docs/ratings.md): beat refits each game whose rated games changed this often.
+RATINGS_REFIT_SECONDS = env_int("RATINGS_REFIT_SECONDS", 60, minimum=1)
 LADDER_FAULT_WINDOW = env_int("LADDER_FAULT_WINDOW", 50)
 LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 # Per-game ladder settings (docs/ratings.md). Keys, all optional:
@@ -275,7 +277,7 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   games_per_hour  at most this many ladder matches of the game are created in any hour
 #   max_in_flight   at most this many queued or running ladder matches per bot
 #   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
-#   matchmaking     "uncertainty" (the default) or "random"
+#   matchmaking     "settle" (the default: fitted Elo, docs/ratings.md), "uncertainty" or "random"
 #   enabled         false takes the game off the ladder
 # Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
 # the same shape) is merged over them, game by game.

@@ -30,6 +30,7 @@ from games.registry import get_game
 from league import retention
 from league.models import BotVersion
 from league.reasons import public_reason
+from league.services import fits
 from league.services.bots import do_record_validation
 from league.services.ladder import do_schedule_ladder
 from league.services.matches import (
@@ -384,6 +385,13 @@ def advance_tournament(tournament_id: int | None = None) -> int:
         return len(do_advance_running_tournaments())
     do_advance_tournament(tournament_id)
     return 1
+
+
+@shared_task(name="parlour.refit_ratings", acks_late=False)
+def refit_ratings(game_id: str | None = None) -> int:
+    """Beat (every RATINGS_REFIT_SECONDS, no game): refit every game whose rated games changed. With a game (after a
+    burst of results, ``fits.request_refit``): that game, if its games changed. The fits refitted."""
+    return len(fits.do_refit_stale([game_id] if game_id else None))
 
 
 @shared_task(name="parlour.delete_old_logs", acks_late=False)

@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
 from league import disclosure, ratings, visibility
-from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat, game_choices
+from league.models import ApiToken, Bot, BotVersion, FittedRating, Match, Rating, RatingChange, Seat, game_choices
 from league.queries import BoardRow, HeadToHead, fault_counts
 
 
@@ -59,18 +59,42 @@ class RatingSerializer(serializers.ModelSerializer[Rating]):
         return [round(rating.low, 1), round(rating.high, 1)]
 
 
+class FittedRatingSerializer(serializers.ModelSerializer[FittedRating]):
+    """The fitted Elo (docs/ratings.md, Fitted Elo): from the game's newest fit, for the version ``version``."""
+
+    version = serializers.IntegerField(source="version.number", read_only=True)
+    interval = serializers.SerializerMethodField()
+    rank_range = serializers.SerializerMethodField()
+    fitted_at = serializers.DateTimeField(source="fit.fitted_at", read_only=True)
+
+    class Meta:
+        model = FittedRating
+        fields = ["elo", "sigma", "interval", "rank", "rank_range", "games", "version", "fitted_at"]
+
+    def get_interval(self, fitted: FittedRating) -> list[float]:
+        return [round(fitted.low, 1), round(fitted.high, 1)]
+
+    def get_rank_range(self, fitted: FittedRating) -> list[int] | None:
+        """[best, worst] rank at 95%; null when the bot was off the ladder at the fit (rank 0)."""
+        return [fitted.rank_low, fitted.rank_high] if fitted.rank else None
+
+
 def board_row_json(row: BoardRow) -> dict[str, Any]:
-    """One leaderboard line: the same data as the page."""
-    bot, rating = row.bot, row.rating
+    """One leaderboard line: the same data as the page. ``elo``, ``sigma``, ``interval`` and ``rank_range`` are the
+    fitted ones, null before the bot's first fit (``fitted`` false); ``online_elo`` is the per-match Elo."""
+    bot, rating, fitted = row.bot, row.rating, row.fitted
     return {
         "rank": row.position,
         "bot": bot.pk,
         "name": str(bot),
         "owner": bot.owner.username,
         "is_builtin": bot.is_builtin,
-        "elo": round(rating.elo, 1),
-        "sigma": round(rating.sigma, 1),
-        "interval": [round(row.low, 1), round(row.high, 1)],
+        "fitted": fitted is not None,
+        "elo": round(fitted.elo, 1) if fitted else None,
+        "sigma": round(fitted.sigma, 1) if fitted else None,
+        "interval": [round(fitted.low, 1), round(fitted.high, 1)] if fitted else None,
+        "rank_range": [fitted.rank_low, fitted.rank_high] if fitted and fitted.rank else None,
+        "online_elo": round(rating.elo, 1),
         "provisional": row.provisional,
         "paused": row.paused,
         "games": rating.games,
@@ -78,7 +102,7 @@ def board_row_json(row: BoardRow) -> dict[str, Any]:
         "losses": rating.losses,
         "draws": rating.draws,
         "last_match": rating.last_match_at,
-        "recent": rating.recent,
+        "recent": fitted.recent if fitted else [],
     }
 
 
@@ -140,6 +164,7 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
 class BotSerializer(serializers.ModelSerializer[Bot]):
     owner = serializers.CharField(source="owner.username", read_only=True)
     rating = RatingSerializer(read_only=True)
+    fitted = FittedRatingSerializer(read_only=True, allow_null=True)
     url = serializers.HyperlinkedIdentityField(view_name="bot", read_only=True)
     paused = serializers.BooleanField(source="is_paused", read_only=True)
 
@@ -159,6 +184,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "paused_reason",
             "created",
             "rating",
+            "fitted",
         ]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 
 from django.core.files import File
-from django.db.models import Model, Prefetch, QuerySet
+from django.db.models import F, Model, Prefetch, QuerySet
+from django.db.models.expressions import OrderBy
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -103,8 +104,18 @@ BOT_ORDERING = {
     "id": ("id",),
     "name": ("name", "id"),
     "created": ("created", "id"),
-    "elo": ("rating__elo", "id"),
+    "elo": ("fitted__elo", "id"),  # the fitted Elo; bots not fitted yet come last either way
 }
+
+
+def _nulls_last(fields: tuple[str, ...]) -> list[str | OrderBy]:
+    """The fitted Elo is null before a bot's first fit: such bots come last whichever the direction."""
+    return [
+        (F(field.lstrip("-")).desc(nulls_last=True) if field.startswith("-") else F(field).asc(nulls_last=True))
+        if field.lstrip("-") == "fitted__elo"
+        else field
+        for field in fields
+    ]
 
 
 @extend_schema_view(
@@ -164,13 +175,13 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self) -> QuerySet[Bot]:
-        bots = visibility.bots(self.request.user).select_related("owner", "rating")
+        bots = visibility.bots(self.request.user).select_related("owner", "rating", "fitted__version", "fitted__fit")
         if self.action == "list":
             if game := filters.choice(self.request, "game", GAMES):
                 bots = bots.filter(game=game)
             if owner := self.request.query_params.get("owner"):
                 bots = bots.filter(owner__username=owner)
-            return bots.order_by(*filters.ordering(self.request, BOT_ORDERING, "id"))
+            return bots.order_by(*_nulls_last(filters.ordering(self.request, BOT_ORDERING, "id")))
         bots = bots.order_by("id")
         if self.action == "retrieve":
             bots = bots.prefetch_related("versions")

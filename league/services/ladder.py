@@ -14,13 +14,17 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.registry import GAMES
-from league import pairing, ratings
+from league import pairing, ratings, settling
 from league.models import Bot, BotVersion, Match, Seat
+from league.services import fits
 from league.services.matches import do_create_match
 
 # ----- the ladder --------------------------------------------------------------------------------------------
 
 IN_FLIGHT = (Match.Status.QUEUED, Match.Status.RUNNING)
+# "settle" (the default): games where the fitted order is least certain, after placement (league/settling.py);
+# "uncertainty": today's rating-near pairing (league/pairing.py); "random": random tables.
+MATCHMAKING = {"settle", "uncertainty", "random"}
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,8 @@ class LadderConfig:
     def policy(self, max_in_flight: int | None = None) -> pairing.Policy:
         return pairing.Policy(
             table_sizes=self.table_sizes,
-            uncertainty=self.matchmaking == "uncertainty",
+            # "settle" plans placement tables as "uncertainty" does (league/settling.py).
+            uncertainty=self.matchmaking in {"settle", "uncertainty"},
             max_in_flight=max_in_flight or self.max_in_flight,
             starve_seconds=settings.LADDER_STARVE_SECONDS,
         )
@@ -59,9 +64,9 @@ def ladder_config(game_id: str) -> LadderConfig:
         isinstance(value, int) and value > 0 for value in time_control.values()
     ):
         raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}]['time_control'] takes positive move_ms and bank_ms")
-    matchmaking = entry.get("matchmaking", "uncertainty")
-    if matchmaking not in {"uncertainty", "random"}:
-        raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}]['matchmaking'] is 'uncertainty' or 'random'")
+    matchmaking = entry.get("matchmaking", "settle")
+    if matchmaking not in MATCHMAKING:
+        raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}]['matchmaking'] is one of {sorted(MATCHMAKING)}")
     numbers = {"games_per_hour": entry.get("games_per_hour", 3600), "max_in_flight": entry.get("max_in_flight", 2)}
     for key, value in numbers.items():
         if not isinstance(value, int) or value < (0 if key == "games_per_hour" else 1):
@@ -132,7 +137,7 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
     with transaction.atomic():
         # Locking the game's candidates serialises two schedulers (a duplicated beat): the second one waits and
         # then counts the first one's matches, so neither the queue bound nor a bot's in-flight cap is exceeded.
-        eligible = _ladder_bots([config.game]).select_related("rating").select_for_update(of=("self",))
+        eligible = _ladder_bots([config.game]).select_related("rating", "fitted").select_for_update(of=("self",))
         bots = {bot.pk: bot for bot in eligible.order_by("id")}
         if not bots:
             return []
@@ -150,18 +155,24 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
             .values_list("bot_version__bot_id", "n")
         )
         candidates = []
+        settle = config.matchmaking == "settle"
         for bot_id, version in versions.items():
             bot = bots[bot_id]
             rating = getattr(bot, "rating", None)
             state = rating.state if rating else ratings.BotRating()
             since = bot.last_scheduled or bot.created
+            # Settling ranks by the fitted Elo of the version that will play; before its fit, the online one.
+            fitted = getattr(bot, "fitted", None) if settle else None
+            if fitted is not None and fitted.version_id != version.pk:
+                fitted = None
             candidates.append(
                 pairing.Candidate(
                     bot_id=bot_id,
                     version=version,
-                    elo=state.elo,
-                    games=state.games,
-                    sigma=state.sigma,
+                    elo=fitted.elo if fitted else state.elo,
+                    # Settling: a new version is placed again (its games so far say little about it).
+                    games=state.games_since_version if settle else state.games,
+                    sigma=fitted.sigma if fitted else state.sigma,
                     seats={size: list(counts) for size, counts in (bot.ladder_seats or {}).items()},
                     in_flight=busy.get(bot_id, 0),
                     idle_seconds=max(0.0, (now - since).total_seconds()),
@@ -172,7 +183,10 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
         # Nobody holds more than a fair share of the seats in flight; in a small league that share is larger.
         seats_in_flight = (sum(busy.values()) + count * max(config.table_sizes)) / len(candidates)
         policy = config.policy(max_in_flight=max(config.max_in_flight, math.ceil(seats_in_flight)))
-        tables = pairing.plan_tables(candidates, count, policy, rng)
+        if settle:
+            tables = settling.plan_settling_tables(candidates, fits.together_of(config.game), count, policy, rng)
+        else:
+            tables = pairing.plan_tables(candidates, count, policy, rng)
         created = [
             do_create_match(config.game, [c.version for c in table], time_control=config.time_control or None)
             for table in tables

@@ -10,9 +10,10 @@ from django.db import transaction
 RUN_MATCH_TASK = "parlour.run_match"
 VALIDATE_VERSION_TASK = "parlour.validate_version"
 ADVANCE_TOURNAMENT_TASK = "parlour.advance_tournament"
+REFIT_RATINGS_TASK = "parlour.refit_ratings"
 
 
-def enqueue(task_name: str, object_id: int) -> None:
+def enqueue(task_name: str, object_id: int | str) -> None:
     # robust: a broker that is down must not undo a committed request; the sweeper sends lost messages again.
     transaction.on_commit(lambda: current_app.send_task(task_name, args=[object_id]), robust=True)
 

@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from games.registry import GAMES
 from league import ratings
 from league.models import Match, Rating, RatingChange, Seat
+from league.services import fits
 from league.services.recording import rated_matches
 
 
@@ -22,6 +23,7 @@ class RecomputeReport:
     changes: int = 0
     differences: list[str] = field(default_factory=list)
     repaired: int = 0
+    fit: str = ""  # what the fitted-Elo comparison found (league.services.fits.compare_fit)
 
 
 # A seat of a finished rated match: (match, bot, version number, rank, finished at); such a seat has all five.
@@ -122,8 +124,26 @@ def do_recompute_ratings(games: list[str] | None = None, repair: bool = False) -
                     rating.last_match_at = want_last
                     rating.save()
                     report.repaired += 1
+        _compare_fit(report, repair)
         reports.append(report)
     return reports
+
+
+def _compare_fit(report: RecomputeReport, repair: bool) -> None:
+    """The fitted Elo follows from the games too: a cold refit must equal the stored fit (to the optimiser's
+    tolerance). A fit older than the latest result is not compared: beat refits it within RATINGS_REFIT_SECONDS."""
+    differences = fits.compare_fit(report.game)
+    if differences is None:
+        report.fit = "fitted Elo not of the latest results"
+        if repair:
+            fits.refit_game(report.game)
+            report.fit += ": refitted"
+        return
+    report.differences += differences
+    report.fit = "fitted Elo equal to a cold refit" if not differences else f"{len(differences)} fitted differ"
+    if repair and differences:
+        fits.refit_game(report.game)
+        report.fit += ": refitted"
 
 
 def _snapshot() -> None:

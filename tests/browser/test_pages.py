@@ -9,6 +9,7 @@ import pytest
 
 from games.registry import GAMES
 from league.models import Bot
+from league.services import fits
 from league.services.bots import do_create_bot, do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
@@ -22,6 +23,9 @@ from tests.results import runner_result
 def league(transactional_db) -> dict[str, int]:
     """A league with one finished match per game, so every page has something to show."""
     matches = {game_id: record_match(game_id, players=3, seed=31).pk for game_id in GAMES}
+    record_match("love_letter", names=["heuristic", "random"], seed=32)  # rated: two distinct bots
+    for game_id in GAMES:  # the fitted Elo, its rank ranges, chart and seat table show
+        fits.refit_game(game_id)
     bot = Bot.objects.get(game="love_letter", name="heuristic")
     do_register_builtin_bots(["love_letter"])
     entrants = Bot.objects.filter(game="love_letter", is_builtin=True)
@@ -52,6 +56,24 @@ def test_every_page_renders_with_a_clean_console(
         assert tab.page.locator("main h1").count() >= 1, path
         tab.shot(f"page-{name}-{device}", full_page=device == "laptop")
         tab.assert_fits(viewport["width"])
+    tab.assert_no_errors()
+
+
+@pytest.mark.parametrize(("device", "viewport"), [("laptop", LAPTOP), ("phone", PHONE)])
+def test_the_fitted_elo_chart_spans_its_card_with_the_band_inside(
+    open_tab: Callable[..., Tab], league: dict[str, int], device: str, viewport: dict[str, int]
+) -> None:
+    tab = open_tab(viewport=viewport)
+    tab.goto(f"/bots/{league['bot']}/")
+    card = tab.page.locator("section.card", has=tab.page.locator("figure.chart")).bounding_box()
+    svg = tab.page.locator("figure.chart svg").bounding_box()
+    band = tab.page.locator("figure.chart polygon.band").bounding_box()
+    assert card and svg and band
+    padding = 2 * 24  # the card's padding, at most
+    assert svg["width"] >= card["width"] - padding - 1
+    assert svg["x"] - 0.5 <= band["x"] and band["x"] + band["width"] <= svg["x"] + svg["width"] + 0.5
+    assert svg["y"] - 0.5 <= band["y"] and band["y"] + band["height"] <= svg["y"] + svg["height"] + 0.5
+    assert band["width"] > svg["width"] / 2  # one fit: the band spans the plot
     tab.assert_no_errors()
 
 

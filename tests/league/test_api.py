@@ -4,6 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from league.models import Bot, BotVersion, Match
+from league.services import fits
 from league.services.bots import do_record_validation, do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
 from league.services.recording import do_record_match_result
@@ -108,7 +109,11 @@ def test_matches_filter_by_bot_and_serve_their_replay(alice, bob, anon_api: APIC
     assert [seat["rank"] for seat in detail["seats"]] == [1, 2] and detail["status"] == "finished"
     assert anon_api.get(f"/api/matches/{match.pk}/replay/").json()["moves"][0]["action"] == {"card": 4}
     board = anon_api.get("/api/leaderboards/love_letter/").json()["results"]
-    assert board[0]["bot"] == random_bot.pk and board[0]["elo"] > 1500
+    assert board[0]["bot"] == random_bot.pk and board[0]["online_elo"] > 1500
+    assert board[0]["fitted"] is False and board[0]["elo"] is None  # before the first fit
+    fits.refit_game("love_letter")
+    board = anon_api.get("/api/leaderboards/love_letter/").json()["results"]
+    assert board[0]["bot"] == random_bot.pk and board[0]["elo"] > 1500 and board[0]["rank_range"] == [1, 2]
 
 
 @pytest.mark.parametrize("url", ["/api/leaderboards/chess/", "/api/bots/999/", "/api/matches/999/"])

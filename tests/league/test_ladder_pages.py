@@ -12,8 +12,9 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from league.models import Bot, BotVersion, Match, Rating, Seat
-from league.queries import head_to_head
+from league.models import Bot, BotVersion, FittedRating, Match, Rating, Seat
+from league.queries import head_to_head, ordinal
+from league.services import fits
 from league.services.bots import do_create_bot, do_disable_bot, do_resume_bot
 from league.services.matches import do_claim_match, do_create_match, do_release_match
 from league.services.recording import do_record_match_result
@@ -21,7 +22,9 @@ from tests.results import runner_result
 
 # Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
 # a fingerprint of the data (league/caching.py): a first request computes them, the next ones read the fingerprint.
-LEADERBOARD_QUERIES = 4  # the fingerprint, the rows (with Elo rank and newest version) and their count, the new bots
+# The fingerprint, the rows (with rank, fitted Elo and newest version) and their count, the new bots, the newest fit
+# (the win rate by seat).
+LEADERBOARD_QUERIES = 5
 LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
 # The bot page: bot, versions, the recent matches' ids and statuses, then on a miss rating history, head to head,
 # faults, and the recent matches with their seats. Its versions' finished games and the recent matches' statuses are
@@ -49,19 +52,23 @@ def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
         fault = {"cause": "timeout", "detail": "too slow", "move": 1} if rng.random() < 0.1 else None
         seats = [{"rank": r, "score": 0.0, "fault": fault if s == 1 else None} for s, r in enumerate(ranks)]
         do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
+    if matches:
+        fits.refit_game("love_letter")  # as beat does within RATINGS_REFIT_SECONDS
     return bots
 
 
 def test_the_leaderboard_shows_elo_interval_games_wld_last_match_and_a_sparkline(client: Client, db) -> None:
     bots = _league()
+    fits.refit_game("love_letter")  # a second fit: every bot's sparkline has two points
     html = client.get("/games/love_letter/").content.decode()
-    rating = Rating.objects.get(bot=bots[0])
-    assert f"{rating.elo:.0f}" in html and f"{rating.low:.0f}\u2013{rating.high:.0f}" in html
+    rating, fitted = Rating.objects.get(bot=bots[0]), FittedRating.objects.get(bot=bots[0])
+    assert f"{fitted.elo:.0f}" in html and f"{fitted.low:.0f}\u2013{fitted.high:.0f}" in html
+    assert f'<td class="num rank-range">{ordinal(fitted.rank_low)}' in html
     assert f"{rating.wins} / {rating.losses} / {rating.draws}" in html
-    assert html.count('<svg class="spark') == len(bots)
+    assert html.count('<svg class="spark') == sum(len(f.recent) > 1 for f in FittedRating.objects.all())
     assert "ago" in html or "just now" in html  # the last match, relative
     assert "provisional" in html  # 60 matches among 12: everyone still provisional
-    assert html.index("owner/bot00") < html.index("owner/bot11")  # ranked by Elo
+    assert html.index("owner/bot00") < html.index("owner/bot11")  # ranked by fitted Elo
 
 
 def test_the_leaderboard_sorts_by_any_column_without_javascript(client: Client, db) -> None:
@@ -161,7 +168,7 @@ def test_the_bot_page_query_count_is_pinned(client: Client, db, django_assert_ma
 def test_a_bot_without_games_has_a_page_without_a_chart(client: Client, alice) -> None:
     bot = do_create_bot(alice, "love_letter", "fresh", b"pass\n", "bot.py")
     html = client.get(f"/bots/{bot.pk}/").content.decode()
-    assert "No rated games yet" in html and "No finished matches yet" in html and "No faults" in html
+    assert "Not fitted yet" in html and "No finished matches yet" in html and "No faults" in html
 
 
 def test_the_api_gives_the_rating_history_oldest_first(db) -> None:
@@ -271,10 +278,14 @@ def test_a_cached_bot_page_shows_a_new_result_in_its_chart_and_head_to_head(clie
     a, b, c = _league(n=3, matches=0)
     _play([a, b], [1, 2])
     html = client.get(f"/bots/{a.pk}/").content.decode()
-    assert "owner/bot01" in html and "owner/bot02" not in html and "Elo after each of 1 rated games" in html
-    _play([a, c], [2, 1])
+    assert "owner/bot01" in html and "owner/bot02" not in html and "not fitted yet" in html
+    fits.refit_game("love_letter")
     html = client.get(f"/bots/{a.pk}/").content.decode()
-    assert "owner/bot02" in html and "Elo after each of 2 rated games" in html
+    assert "Fitted Elo over 1 fits" in html and "1 rated games of v1" in html
+    _play([a, c], [2, 1])
+    fits.refit_game("love_letter")
+    html = client.get(f"/bots/{a.pk}/").content.decode()
+    assert "owner/bot02" in html and "Fitted Elo over 2 fits" in html and "2 rated games of v1" in html
 
 
 def test_a_cached_home_page_shows_a_new_bot_and_its_first_result(client: Client, db) -> None:

@@ -21,6 +21,7 @@ def test_work_a_dead_worker_leaves_behind_is_delivered_again(name: str) -> None:
         "parlour.requeue_stale_matches",
         "parlour.advance_tournament",
         "parlour.delete_old_logs",
+        "parlour.refit_ratings",
     ],
 )
 def test_beat_ticks_are_acknowledged_on_receipt(name: str) -> None:

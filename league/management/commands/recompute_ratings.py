@@ -15,7 +15,8 @@ class Command(BaseCommand):
     help = (
         "Recompute every rating from the match history (finished ladder matches in finish order, through the same "
         "ratings.rate_match the league uses) and compare it exactly with the stored ratings and rating changes. "
-        "Exits with status 1 on any difference. Without --check, ratings that differ are rewritten from the history."
+        "Exits with status 1 on any difference. Without --check, ratings that differ are rewritten from the history. "
+        "The fitted Elo is refitted from cold and compared with the stored fit (when that fit saw the latest results)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -32,6 +33,7 @@ class Command(BaseCommand):
                 f"{report.game}: {report.matches} rated matches, {report.changes} rating changes, "
                 f"{report.bots} bots: {status}"
                 + (f"; {report.repaired} ratings rewritten from the history" if report.repaired else "")
+                + (f"; {report.fit}" if report.fit else "")
             )
             for line in report.differences[:SHOWN]:
                 self.stdout.write(f"  {line}")

@@ -1,0 +1,330 @@
+"""Fitted Elo in the league: refit a game's ratings from its rated games and store them (docs/ratings.md, Fitted
+Elo). The maths is ``league.fitting`` (pure); this module reads the games, maps bots to indices and writes the fit.
+
+- **The data**: every finished rated match of the game (``recording.rated_matches``), reduced to the seats of each
+  bot's current version (its newest version that has played rated). A match counts if at least two such seats
+  remain; those pairs weigh 1/(m-1) for the m seats left (the whole table when nobody changed version since).
+- **Warm start** from the stored fit; bots new since then start at 1500.
+- **Ranks** are among the bots the leaderboard lists (on the ladder, a ready version); a fitted bot off the ladder
+  keeps its Elo and interval, with rank 0.
+- **Staleness**: a fit records how many rated matches it saw and the newest one's id; a game whose count or newest id
+  differs is refitted by ``do_refit_stale`` (Celery beat, every ``RATINGS_REFIT_SECONDS``).
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Count, Exists, Max, OuterRef
+from django.utils import timezone
+
+from games.registry import GAMES
+from league import fitting
+from league.models import Bot, BotVersion, FitSnapshot, FittedRating, Match, RatingFit, Seat
+from league.ratings import INITIAL_ELO
+from league.services import outbox
+from league.services.recording import rated_matches
+
+# Samples of the ratings for the rank ranges: the 2.5% and 97.5% quantiles of 1,000 draws move by under one rank.
+RANK_DRAWS = 1000
+# A snapshot is written when a bot's games changed or its Elo moved by at least this much (the chart's resolution).
+SNAPSHOT_MOVE = 1.0
+# Fitted Elo values kept for the leaderboard's sparkline, as ratings.RECENT for the online one.
+RECENT = 30
+
+
+@dataclass
+class GameData:
+    """One game's rated history, as the fit takes it."""
+
+    bot_ids: list[int]  # index -> bot id
+    versions: dict[int, tuple[int, int]]  # bot id -> (version id, number) of its current version
+    results: list[tuple[list[int], list[int]]] = field(default_factory=list)  # (bot indices, ranks) per match
+    games: dict[int, int] = field(default_factory=dict)  # bot id -> its current version's matches in the fit
+    seat_results: dict[str, list[list[int]]] = field(default_factory=dict)
+    matches: int = 0
+    last_match_id: int = 0
+
+
+def stale_marker(game_id: str) -> tuple[int, int]:
+    """(rated finished matches, the largest id among them): a new result changes the count."""
+    row = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED).aggregate(
+        n=Count("id"), last=Max("id")
+    )
+    return int(row["n"] or 0), int(row["last"] or 0)
+
+
+def load_game(game_id: str) -> GameData:
+    """Every rated seat of ``game_id`` in one query (ordered by match), reduced to current versions."""
+    rated = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED)
+    rows = list(
+        Seat.objects.filter(match__in=rated)
+        .order_by("match_id", "number")
+        .values_list("match_id", "bot_version__bot_id", "bot_version_id", "bot_version__number", "rank")
+    )
+    versions: dict[int, tuple[int, int]] = {}
+    for _match, bot_id, version_id, number, _rank in rows:
+        if bot_id not in versions or number > versions[bot_id][1]:
+            versions[bot_id] = (version_id, number)
+    bot_ids = sorted(versions)
+    index = {bot_id: i for i, bot_id in enumerate(bot_ids)}
+    data = GameData(bot_ids=bot_ids, versions=versions)
+    start = 0
+    while start < len(rows):
+        end = start
+        while end < len(rows) and rows[end][0] == rows[start][0]:
+            end += 1
+        _count_match(data, rows[start:end], index)
+        start = end
+    return data
+
+
+def _count_match(data: GameData, table: list[tuple[int, int, int, int, int | None]], index: dict[int, int]) -> None:
+    bots = [row[1] for row in table]
+    if len(set(bots)) != len(bots) or any(row[4] is None for row in table):
+        return  # not rated (the same bot twice), or not ranked
+    data.matches += 1
+    data.last_match_id = max(data.last_match_id, table[0][0])
+    # Seat advantage, over every version: per table size and seat, [matches, outright wins, shared firsts].
+    firsts = sum(1 for row in table if row[4] == 1)
+    counts = data.seat_results.setdefault(str(len(table)), [[0, 0, 0] for _ in table])
+    for seat, row in enumerate(table):
+        counts[seat][0] += 1
+        if row[4] == 1:
+            counts[seat][1 if firsts == 1 else 2] += 1
+    current = [row for row in table if data.versions[row[1]][0] == row[2]]
+    if len(current) < 2:
+        return
+    data.results.append(([index[row[1]] for row in current], [int(row[4] or 0) for row in current]))
+    for row in current:
+        data.games[row[1]] = data.games.get(row[1], 0) + 1
+
+
+@dataclass
+class Computed:
+    data: GameData
+    counts: fitting.PairCounts
+    result: fitting.Fit
+    ranks: dict[int, tuple[int, int, int]]  # bot index -> (rank, best, worst at 95%); listed bots only
+
+
+def compute_fit(game_id: str, warm: bool = True) -> Computed | None:
+    """The fit of ``game_id``'s rated games, not stored (None: no rated pair yet). ``warm``: start from the stored
+    fit (the optimum is the same; only the number of Newton steps differs)."""
+    data = load_game(game_id)
+    if not data.results:
+        return None
+    stored = dict(FittedRating.objects.filter(bot__game=game_id).values_list("bot_id", "elo")) if warm else {}
+    counts = fitting.pair_counts(data.results, len(data.bot_ids))
+    start = np.array([stored.get(bot_id, INITIAL_ELO) for bot_id in data.bot_ids])
+    result = fitting.fit(counts, warm_start=start)
+    listed = set(
+        Bot.objects.filter(pk__in=data.bot_ids, is_active=True)
+        .filter(Exists(BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY)))
+        .values_list("pk", flat=True)
+    )
+    ranks = _ranks(result, [i for i, bot_id in enumerate(data.bot_ids) if bot_id in listed], seed=data.matches)
+    return Computed(data, counts, result, ranks)
+
+
+def refit_game(game_id: str) -> RatingFit | None:
+    """Fit ``game_id``'s Elo to its rated games and store it (None: no rated game yet). Warm-started from the
+    stored fit. Reads outside any lock; the write is one transaction."""
+    started = time.perf_counter()
+    computed = compute_fit(game_id)
+    if computed is None:
+        return None
+    return _store(game_id, computed, time.perf_counter() - started)
+
+
+# recompute_ratings: a cold refit must agree with the stored one to within the optimiser's tolerance (GTOL: under
+# 0.1 Elo); a rank range is a quantile of samples, so it may move by one rank with such a difference.
+ELO_TOLERANCE = 0.5
+
+
+def compare_fit(game_id: str) -> list[str] | None:
+    """Refit ``game_id`` from cold and compare with the stored fit: the differences (empty: it agrees). None when
+    the stored fit is not of the current games (no fit yet, or results recorded since: beat refits them)."""
+    fit = latest_fit(game_id)
+    computed = compute_fit(game_id, warm=False)
+    if computed is None:
+        return [] if fit is None else [f"a fit is stored ({fit}) but there are no rated games"]
+    data = computed.data
+    if fit is None or (fit.matches, fit.last_match_id) != (data.matches, data.last_match_id):
+        return None
+    stored = {row.bot_id: row for row in FittedRating.objects.filter(bot__game=game_id)}
+    differences = []
+    for i, bot_id in enumerate(data.bot_ids):
+        row = stored.get(bot_id)
+        if row is None:
+            differences.append(f"bot {bot_id}: no fitted rating stored")
+            continue
+        low, high = computed.result.interval(i)
+        rank, rank_low, rank_high = computed.ranks.get(i, (0, 0, 0))
+        checks = [
+            ("elo", row.elo, float(computed.result.ratings[i]), ELO_TOLERANCE),
+            ("low", row.low, low, ELO_TOLERANCE),
+            ("high", row.high, high, ELO_TOLERANCE),
+            ("games", row.games, data.games.get(bot_id, 0), 0),
+            ("version", row.version_id, data.versions[bot_id][0], 0),
+            ("rank", row.rank, rank, 0 if row.rank == 0 else 1),
+            ("rank_low", row.rank_low, rank_low, 1),
+            ("rank_high", row.rank_high, rank_high, 1),
+        ]
+        wrong = [f"{name} {have!r} != refit {want!r}" for name, have, want, slack in checks if abs(have - want) > slack]
+        if wrong:
+            differences.append(f"bot {bot_id}: fitted " + "; ".join(wrong))
+    differences += [f"bot {bot_id}: fitted rating without rated games" for bot_id in stored.keys() - set(data.bot_ids)]
+    return differences
+
+
+def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple[int, int, int]]:
+    """Per listed bot index: (rank, best rank, worst rank at 95%), among the listed bots alone."""
+    if not listed:
+        return {}
+    chosen = np.asarray(listed)
+    covariance = None if result.covariance is None else result.covariance[np.ix_(chosen, chosen)]
+    sub = fitting.Fit(result.ratings[chosen], result.sigmas[chosen], covariance, result.iterations, result.converged)
+    # Seeded by the data: the same games give the same ranges (recompute_ratings compares them).
+    ranges = fitting.rank_ranges(sub, RANK_DRAWS, np.random.default_rng(seed))
+    ranks = fitting.ranks(sub.ratings)
+    return {
+        int(i): (int(rank), int(low), int(high)) for i, rank, (low, high) in zip(chosen, ranks, ranges, strict=True)
+    }
+
+
+def _store(game_id: str, computed: Computed, seconds: float) -> RatingFit:
+    data, result, ranks = computed.data, computed.result, computed.ranks
+    now = timezone.now()
+    with transaction.atomic():
+        # Two refits of one game at once (beat's tick and a request) take turns here, in the ladder's lock order
+        # (the game's bots by id), so the second replaces the first's rows instead of colliding with them.
+        list(Bot.objects.select_for_update().filter(game=game_id).order_by("id").values_list("id", flat=True))
+        fit = RatingFit.objects.create(
+            game=game_id,
+            fitted_at=now,
+            matches=data.matches,
+            last_match_id=data.last_match_id,
+            bots=len(data.bot_ids),
+            iterations=result.iterations,
+            converged=result.converged,
+            seconds=seconds,
+            seat_results=data.seat_results,
+            together=pack_together(computed),
+        )
+        old = {
+            row.bot_id: row
+            for row in FittedRating.objects.filter(bot__game=game_id).only(
+                "bot_id", "elo", "games", "version_id", "recent"
+            )
+        }
+        rows, snapshots = [], []
+        for i, bot_id in enumerate(data.bot_ids):
+            elo = float(result.ratings[i])
+            low, high = result.interval(i)
+            rank, rank_low, rank_high = ranks.get(i, (0, 0, 0))
+            version_id, number = data.versions[bot_id]
+            games = data.games.get(bot_id, 0)
+            before = old.get(bot_id)
+            moved = (
+                before is None
+                or before.games != games
+                or before.version_id != version_id
+                or abs(before.elo - elo) >= SNAPSHOT_MOVE
+            )
+            recent = list(before.recent) if before is not None else []
+            if moved:
+                recent = [*recent, round(elo, 1)][-RECENT:]
+            rows.append(
+                FittedRating(
+                    bot_id=bot_id,
+                    version_id=version_id,
+                    fit=fit,
+                    elo=elo,
+                    sigma=float(result.sigmas[i]),
+                    low=low,
+                    high=high,
+                    rank=rank,
+                    rank_low=rank_low,
+                    rank_high=rank_high,
+                    games=games,
+                    recent=recent,
+                )
+            )
+            if moved:
+                snapshots.append(
+                    FitSnapshot(
+                        bot_id=bot_id, fit=fit, version=number, at=now, elo=elo, low=low, high=high, games=games
+                    )
+                )
+        # The game's rows are replaced as a whole: a bot whose current version has no rated pair left has none.
+        FittedRating.objects.filter(bot__game=game_id).delete()
+        FittedRating.objects.bulk_create(rows, batch_size=2000)
+        FitSnapshot.objects.bulk_create(snapshots, batch_size=2000)
+    return fit
+
+
+# The settling matchmaking looks at pairs at most settling.NEIGHBOURS apart among the bots it may seat; among all the
+# fitted bots those are a little further apart (bots off the ladder or busy in between). Pairs further apart overlap
+# too little to be chosen, so their games together are not kept (taken as none).
+TOGETHER_NEIGHBOURS = 12
+
+
+def pack_together(computed: Computed) -> bytes:
+    """The weighted games of pairs near in the fitted order, by bot id, compressed (about 10 pairs per bot)."""
+    counts, position = computed.counts, fitting.ranks(computed.result.ratings)
+    near = np.abs(position[counts.first] - position[counts.second]) <= TOGETHER_NEIGHBOURS
+    ids = np.asarray(computed.data.bot_ids, dtype=np.int64)
+    arrays = [ids[counts.first[near]], ids[counts.second[near]], counts.games[near].astype(np.float64)]
+    return zlib.compress(b"".join(array.tobytes() for array in arrays), 6)
+
+
+def unpack_together(packed: bytes | memoryview | None) -> dict[tuple[int, int], float]:
+    """{(bot id, bot id), smaller first: weighted games together} as ``settling.plan_settling_tables`` takes it."""
+    if not packed:
+        return {}
+    raw = zlib.decompress(bytes(packed))
+    n = len(raw) // 24
+    first = np.frombuffer(raw, dtype=np.int64, count=n)
+    second = np.frombuffer(raw, dtype=np.int64, count=n, offset=8 * n)
+    games = np.frombuffer(raw, dtype=np.float64, count=n, offset=16 * n)
+    return {(min(a, b), max(a, b)): g for a, b, g in zip(first.tolist(), second.tolist(), games.tolist(), strict=True)}
+
+
+def together_of(game_id: str) -> dict[tuple[int, int], float]:
+    """The newest fit's games together of ``game_id`` (empty before the first fit)."""
+    packed = RatingFit.objects.filter(game=game_id).order_by("-id").values_list("together", flat=True).first()
+    return unpack_together(packed)
+
+
+def latest_fit(game_id: str) -> RatingFit | None:
+    return RatingFit.objects.filter(game=game_id).defer("together").order_by("-id").first()
+
+
+def is_stale(game_id: str) -> bool:
+    fit = latest_fit(game_id)
+    matches, last = stale_marker(game_id)
+    if fit is None:
+        return matches > 0
+    return (fit.matches, fit.last_match_id) != (matches, last)
+
+
+def do_refit_stale(games: list[str] | None = None) -> list[RatingFit]:
+    """Refit every game whose rated games changed since its last fit (Celery beat, every RATINGS_REFIT_SECONDS)."""
+    fits = []
+    for game_id in games or list(GAMES):
+        if is_stale(game_id) and (fit := refit_game(game_id)) is not None:
+            fits.append(fit)
+    return fits
+
+
+def request_refit(game_id: str) -> None:
+    """Ask for a refit of ``game_id`` soon (after a burst of results, e.g. a bot's placement games): a Celery task
+    sent when the current transaction commits. It refits only if the games changed since the last fit."""
+    if game_id not in GAMES:
+        raise ValueError(f"no such game: {game_id!r}")
+    outbox.enqueue(outbox.REFIT_RATINGS_TASK, game_id)
