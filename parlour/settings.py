@@ -309,6 +309,10 @@ MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 300)
 # it: at most MATCH_CHAIN_MAX matches in one task, and none started after MATCH_CHAIN_SECONDS (a warm shutdown waits
 # for the task). 1 turns it off: one match per message.
 MATCH_CHAIN_MAX = env_int("MATCH_CHAIN_MAX", 8)
+# Placement (league/services/placement.py): a newly validated version plays PLACEMENT_GAMES rated games at once (0:
+# none), in series of SERIES_GAMES games played by the same bot processes (league/services/series.py).
+PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 30, minimum=0)
+SERIES_GAMES = env_int("SERIES_GAMES", 6, minimum=1)
 MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 20)
 # An attempt that failed for the infrastructure is tried again after MATCH_RETRY_SECONDS · 2^(attempt - 1), at most
 # MATCH_RETRY_MAX_SECONDS (and a little less, at random, so that retries do not arrive together).
