@@ -65,10 +65,12 @@ def do_start_placement(version: BotVersion, rng: random.Random | None = None) ->
     seeds = rng.sample(range(1, 2**31), settings.PLACEMENT_GAMES)
     created = []
     taken = 0
+    at_size: dict[int, int] = {}
     for index in range(count):
         size = sizes[index % len(sizes)]
         opponents = spread(board, size - 1, index, count)
-        seat = index % size  # the new version's seat rotates
+        seat = at_size.get(size, 0) % size  # its seat rotates at each table size
+        at_size[size] = at_size.get(size, 0) + 1
         versions = [*opponents[:seat], version, *opponents[seat:]]
         games = seeds[taken : taken + per_series]
         taken += len(games)
