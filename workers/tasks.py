@@ -398,7 +398,13 @@ def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> 
             recorded = _with_database_retries(what, record)
         finally:
             held.let_go()
-        log.info("%s: %d games recorded, %d rescheduled", what, len(recorded), len(unplayed))
+        log.info(
+            "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
+            what,
+            len(recorded),
+            len(unplayed),
+            result.restarts,
+        )
     except INFRASTRUCTURE_ERRORS as error:
         _hand_back(following, f"the series before it in the worker's chain failed ({_describe(error)})")
         log.warning("%s: attempt failed: %s", what, _describe(error))
