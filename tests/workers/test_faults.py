@@ -21,8 +21,8 @@ from league.models import BotVersion, Match, Rating, RatingChange
 from league.services import outbox
 from league.services.bots import do_create_bot
 from league.services.matches import do_create_match
-from league.services.series import do_create_series
 from league.services.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
+from league.services.series import do_create_series
 from tests.workers.fault_helpers import SLOW_BOT, FaultWorkers, PrivateRedis, assert_league_consistent, league_bot
 
 pytestmark = pytest.mark.e2e
