@@ -297,15 +297,19 @@ class _Chain:
 
     def next(self) -> _Held | _HeldSeries | None:
         """The next due work, claimed, its bots starting: a placement series first (placement's lane,
-        ``fair_series_order``), else the longest-waiting match; None when the chain ends. Never raises: what cannot
-        be prepared is released (the infrastructure) or failed (a bad match) as if it had been played."""
+        ``fair_series_order``), else the longest-waiting single match, else another series; None when the chain
+        ends. Never raises: what cannot be prepared is released (the infrastructure) or failed (a bad match) as if it
+        had been played."""
         if self.left <= 0 or time.monotonic() > self.until:
             return None
         self.left -= 1
         held: _Held | _HeldSeries
         try:
-            series = do_claim_next_series(worker=_worker(self.task))
-            match = None if series is not None else do_claim_next_match(worker=_worker(self.task))
+            worker = _worker(self.task)
+            series = do_claim_next_series(worker)
+            match = None if series is not None else do_claim_next_match(worker)
+            if series is None and match is None:
+                series = do_claim_next_series(worker, placement=False)
         except DATABASE_ERRORS as error:
             log.warning("chain: could not claim a next match: %s", _describe(error))
             close_old_connections()

@@ -146,9 +146,21 @@ def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = 
     )
 
 
-def do_claim_next_series(worker: str = "") -> ClaimedSeries | None:
-    """Claim the fairest due placement series (``fair_series_order``), as ``do_claim_series`` does; None if none."""
-    for series_id in fair_series_order(timezone.now(), 4):
+def do_claim_next_series(worker: str = "", placement: bool = True) -> ClaimedSeries | None:
+    """Claim the fairest due placement series (``fair_series_order``), or with ``placement=False`` the other series
+    whose game has waited longest, as ``do_claim_series`` does; None if there is none."""
+    now = timezone.now()
+    if placement:
+        candidates = fair_series_order(now, 4)
+    else:
+        due = Match.objects.filter(
+            status=Match.Status.QUEUED,
+            enqueued_at__lte=now,
+            series__isnull=False,
+            series__placing_version__isnull=True,
+        ).order_by("enqueued_at", "pk")
+        candidates = [series_id for series_id in due.values_list("series_id", flat=True)[:4] if series_id]
+    for series_id in dict.fromkeys(candidates):
         claimed = do_claim_series(series_id, worker)
         if claimed is not None:
             return claimed
