@@ -288,6 +288,8 @@ def child_throughput(count: int, logs: Path) -> dict[str, Any]:
         (rival,) = _house_versions(1)
         per = settings.SERIES_GAMES
         figures: dict[str, list[float]] = {"single": [], "series": []}
+        walls: dict[str, list[float]] = {"single": [], "series": []}
+        faults = {"single": 0, "series": 0}
         seed = 1
         with infra.worker(DB_NAME, 2, logs):
             for _ in range(2):
@@ -309,10 +311,20 @@ def child_throughput(count: int, logs: Path) -> dict[str, Any]:
                             raise SystemExit(f"{how}: not finished after 300 s")
                         time.sleep(0.02)
                     figures[how].append(count / (time.monotonic() - began) * 60)
+                    done = Match.objects.filter(pk__in=ids)
+                    failed = done.filter(status=Match.Status.FAILED).first()
+                    if failed is not None:
+                        raise SystemExit(f"{how}: match {failed.pk} failed: {failed.error}")
+                    faulted = done.filter(seats__fault__gt="").distinct().count()
+                    walls[how] += list(done.values_list("wall_ms", flat=True))
+                    faults[how] += faulted
         return {
             "scenario": "throughput",
             "single_per_min": median(figures["single"]),
             "series_per_min": median(figures["series"]),
+            "single_wall_ms": median(walls["single"]),
+            "series_wall_ms": median(walls["series"]),
+            "faults": faults,
             "games": count,
             "series_games": per,
         }
@@ -400,6 +412,8 @@ def main() -> None:
                 [
                     ["single matches", r["single_per_min"], ""],
                     [f"series of {r['series_games']}", r["series_per_min"], ratio],
+                    ["(game wall ms, median: single / series)", r["single_wall_ms"], r["series_wall_ms"]],
+                    ["(games with a fault: single / series)", r["faults"]["single"], r["faults"]["series"]],
                 ],
                 ["how", "games/min", "ratio to single"],
             )
