@@ -43,11 +43,12 @@ class Placement:
 
 def do_start_placement(version: BotVersion, rng: random.Random | None = None) -> list[int]:
     """Create the placement burst of ``version`` (just validated, ready); returns the ids of its series. Nothing when
-    PLACEMENT_GAMES is 0, the game's ladder is off, or nobody is there to play against."""
+    PLACEMENT_GAMES is 0, the game's ladder is off, its owner took the bot off the ladder, or nobody is there to
+    play against."""
     rng = rng or random.Random()
     bot = version.bot
     config = ladder_config(bot.game)
-    if settings.PLACEMENT_GAMES <= 0 or not config.enabled:
+    if settings.PLACEMENT_GAMES <= 0 or not config.enabled or not bot.is_active:
         return []
     others = list(_ladder_bots([bot.game]).exclude(pk=bot.pk).select_related("rating").order_by("-rating__elo", "id"))
     if not others:

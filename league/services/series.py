@@ -157,7 +157,7 @@ def do_claim_next_series(worker: str = "", placement: bool = True) -> ClaimedSer
             status=Match.Status.QUEUED,
             enqueued_at__lte=now,
             series__isnull=False,
-            series__placing_version__isnull=True,
+            placing=False,
         ).order_by("enqueued_at", "pk")
         candidates = [series_id for series_id in due.values_list("series_id", flat=True)[:4] if series_id]
     for series_id in dict.fromkeys(candidates):
@@ -181,7 +181,8 @@ def fair_series_order(now: datetime, limit: int) -> list[int]:
             SELECT s.id, s.created,
                    ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY s.created, s.id) AS turn,
                    EXISTS (SELECT 1 FROM {match_t} m
-                           WHERE m.series_id = s.id AND m.status = %s AND m.enqueued_at <= %s) AS waiting
+                           WHERE m.series_id = s.id AND m.placing AND m.status = %s
+                             AND m.enqueued_at <= %s) AS waiting
             FROM {series_t} s
             JOIN {version_t} v ON v.id = s.placing_version_id
             JOIN {bot_t} b ON b.id = v.bot_id

@@ -194,3 +194,29 @@ def test_ordinals() -> None:
         "101st",
         "111th",
     ]
+
+
+def test_after_placement_runs_once_when_the_last_game_of_the_burst_commits(
+    placing: BotVersion, django_capture_on_commit_callbacks
+) -> None:
+    series = list(MatchSeries.objects.filter(placing_version=placing).order_by("pk"))
+    hooks = []
+    for index, one in enumerate(series):
+        claimed = do_claim_series(one.pk, "w")
+        assert claimed is not None
+        with django_capture_on_commit_callbacks() as callbacks:
+            do_record_series(claimed, _play(claimed))
+        names = [getattr(callback, "__qualname__", "") for callback in callbacks]
+        hooks.append(sum("_after_placement_if_over" in name for name in names))
+        assert placement_progress(placing.bot).done is (index == len(series) - 1)  # type: ignore[union-attr]
+    assert hooks == [0, 0, 0, 0, 1]
+    assert bot_status(placing.bot, list(placing.bot.versions.all()), placement_progress(placing.bot)).state == "ready"
+
+
+def test_a_bot_off_the_ladder_gets_no_burst(settings, alice, db) -> None:
+    settings.PLACEMENT_GAMES = 30
+    _house(3)
+    bot = do_create_bot(alice, GAME, "off", b"print('hi')\n", "bot.py")
+    Bot.objects.filter(pk=bot.pk).update(is_active=False)
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
+    assert not MatchSeries.objects.exists() and placement_progress(bot) is None
