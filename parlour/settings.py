@@ -259,11 +259,20 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
 #   matchmaking     "uncertainty" (the default) or "random"
 #   enabled         false takes the game off the ladder
+#   series          games per ladder table, played in a row by the same bot processes (default 1: single matches)
 # Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
 # the same shape) is merged over them, game by game.
 # A deep copy: settings may be changed (tests do), the games' own constants never.
 LADDER_GAMES: dict[str, dict[str, Any]] = {game_id: copy.deepcopy(dict(ladder_defaults(game_id))) for game_id in GAMES}
-_LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
+_LADDER_GAME_KEYS = {
+    "table_sizes",
+    "games_per_hour",
+    "max_in_flight",
+    "time_control",
+    "matchmaking",
+    "enabled",
+    "series",
+}
 
 
 def _ladder_games_from_env() -> dict[str, dict[str, Any]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import random
 
 import pytest
 from django.contrib.auth.models import User
@@ -22,6 +23,7 @@ from league.bot_status import bot_status, ordinal
 from league.invariants import check_league
 from league.models import Bot, BotVersion, Match, MatchSeries, Rating, RatingChange
 from league.services.bots import do_create_bot, do_record_validation
+from league.services.ladder import do_schedule_ladder, ladder_config
 from league.services.matches import do_claim_next_match
 from league.services.placement import placement_progress, spread
 from league.services.series import (
@@ -220,3 +222,31 @@ def test_a_bot_off_the_ladder_gets_no_burst(settings, alice, db) -> None:
     Bot.objects.filter(pk=bot.pk).update(is_active=False)
     do_record_validation(bot.versions.get().pk, True, "ok", "")
     assert not MatchSeries.objects.exists() and placement_progress(bot) is None
+
+
+def test_a_ladder_with_series_queues_tables_of_several_games_and_counts_each_table_once(settings, db) -> None:
+    settings.LADDER_GAMES = {GAME: {"series": 3, "table_sizes": [2], "max_in_flight": 1}}
+    settings.LADDER_QUEUE_DEPTH, settings.LADDER_WORKER_CAPACITY = 2, 10
+    _house(4)
+    first = do_schedule_ladder(random.Random(1), games=[GAME])
+    assert len(first) == 2 and MatchSeries.objects.count() == 2 and Match.objects.count() == 6
+    assert do_schedule_ladder(random.Random(2), games=[GAME]) == []  # the queue holds 2 tables: full
+    for one in MatchSeries.objects.order_by("pk"):
+        assert len(set(one.matches.values_list("seed", flat=True))) == 3
+        claimed = do_claim_series(one.pk, "w")
+        assert claimed is not None
+        do_record_series(claimed, _play(claimed))
+    assert Match.objects.filter(status=Match.Status.FINISHED, kind="ladder").count() == 6
+    assert RatingChange.objects.count() == 12 and check_league().ok
+    assert "differ" not in _check_ratings().lower()
+    assert len(do_schedule_ladder(random.Random(3), games=[GAME])) == 2
+
+
+def test_the_ladder_series_setting_is_checked(settings) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.LADDER_GAMES = {GAME: {"series": 0}}
+    with pytest.raises(ImproperlyConfigured):
+        ladder_config(GAME)
+    settings.LADDER_GAMES = {GAME: {"series": 4}}
+    assert ladder_config(GAME).series == 4
