@@ -68,3 +68,46 @@ def test_an_upload_places_in_series_played_by_the_same_processes(celery_workers,
     call_command("recompute_ratings", "--check", stdout=out)
     report = check_league()
     assert report.ok, [str(v) for v in report.violations]
+
+
+# Plays two games per process, then crashes at its first move of the third (a fault: exiting between games is not).
+CRASHES_THIRD = SERIES_BOT.replace(
+    b'    elif message["type"] == "act":\n',
+    b'    elif message["type"] == "act":\n        if games == 3:\n            sys.exit(3)\n',
+)
+assert CRASHES_THIRD != SERIES_BOT
+
+
+def test_a_fault_ends_the_series_and_fresh_processes_play_the_rest(celery_workers, alice) -> None:
+    from bots.packaging import package_upload
+    from league.models import Bot, MatchSeries, Rating
+    from league.services.series import do_create_series
+
+    do_register_builtin_bots(["love_letter"])
+    bot = Bot.objects.create(owner=alice, game="love_letter", name="crasher")
+    Rating.objects.create(bot=bot)
+    package = package_upload(CRASHES_THIRD, "main.py")
+    version = BotVersion.objects.create(
+        bot=bot, number=1, archive=package.archive, language=package.language, status=BotVersion.Status.READY
+    )
+    rival = BotVersion.objects.filter(bot__is_builtin=True, builtin="random").first()
+    assert rival is not None
+    celery_workers.start(LADDER_ENABLED="0")
+    series = do_create_series("love_letter", [version, rival], seeds=[21, 22, 23, 24, 25])
+    games = list(series.matches.order_by("pk"))
+    celery_workers.wait_for(
+        lambda: Match.objects.filter(pk__in=[g.pk for g in games], status=Match.Status.FINISHED).count() == 5,
+        90,
+        "all five games to be played",
+    )
+    seats = [Seat.objects.get(match=game, bot_version=version) for game in games]
+    assert [seat.fault for seat in seats] == ["", "", "crash", "", ""]
+    assert [seat.stderr.strip() for seat in seats][:2] == ["game 1 of this process", "game 2 of this process"]
+    # The third game's fault ended the series: the last two went to a new series, played by a fresh process.
+    for game in games:
+        game.refresh_from_db()
+    assert {g.series_id for g in games[:3]} == {series.pk} and games[3].series_id == games[4].series_id != series.pk
+    assert MatchSeries.objects.get(pk=games[3].series_id).placing_version is None
+    assert [seat.stderr.strip() for seat in seats[3:]] == ["game 1 of this process", "game 2 of this process"]
+    assert all(RatingChange.objects.filter(match=g).count() == 2 for g in games)
+    assert check_league().ok
