@@ -125,6 +125,8 @@ class Match(models.Model):
         CHALLENGE = "challenge", "challenge"
         TOURNAMENT = "tournament", "tournament"
         """A game of a tournament round (``round``); it changes Elo only if its tournament is ``rated``."""
+        PLACEMENT = "placement", "placement"
+        """A rated game of a new version's placement burst (league/services/placement.py); rated like the ladder."""
 
     game = models.CharField(max_length=40, choices=game_choices)
     kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.LADDER)
@@ -157,6 +159,13 @@ class Match(models.Model):
     round = models.ForeignKey(
         "Round", on_delete=models.PROTECT, null=True, blank=True, related_name="matches", editable=False
     )
+    # The series this game belongs to: played with its other games by the same bot processes and recorded with them
+    # in one transaction (league/services/series.py). None: a single match.
+    series = models.ForeignKey(
+        "MatchSeries", on_delete=models.SET_NULL, null=True, blank=True, related_name="matches", editable=False
+    )
+    # Claimed before ordinary ladder games (a placement burst): the claim order's priority lane.
+    placing = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -191,6 +200,25 @@ class Match(models.Model):
     @staticmethod
     def pack_replay(replay: dict[str, Any]) -> bytes:
         return zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
+
+
+class MatchSeries(models.Model):
+    """Games a worker plays in a row with the same bot processes (the same versions in the same seats, each game its
+    own seed) and records in one transaction. A fault ends it: its unplayed games go to a new series, played by fresh
+    processes (league/services/series.py; docs/decisions.md, "Series")."""
+
+    game = models.CharField(max_length=40, choices=game_choices)
+    created = models.DateTimeField(auto_now_add=True)
+    # The version whose placement burst this series is part of (league/services/placement.py); None otherwise.
+    placing_version = models.ForeignKey(
+        "BotVersion", on_delete=models.CASCADE, null=True, blank=True, related_name="placement_series"
+    )
+
+    class Meta:
+        verbose_name_plural = "match series"
+
+    def __str__(self) -> str:
+        return f"series {self.pk} ({self.game})"
 
 
 # A seat's fault: the runner's causes (one enum, bots.results.FaultCause), stored and published by their values.

@@ -44,6 +44,7 @@ from league.queries import (
 from league.services import fits
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
+from league.services.placement import placement_progress
 from league.services.tokens import do_create_token, do_revoke_token
 from league.time_ago import time_ago
 
@@ -241,7 +242,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "matches": _live_activity(bot, versions).html,
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
-        "status": bot_status(bot, versions),
+        "status": bot_status(bot, versions, placement_progress(bot)),
     }
     response = render(request, "league/bot.html", context)
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
@@ -261,7 +262,7 @@ def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(visibility.bots(request.user).select_related("owner"), pk=pk)
     is_owner = visibility.sees_owner_data(request.user, bot)
     versions = list(BotVersion.objects.filter(bot=bot).defer("archive").order_by("-number"))
-    context = {"bot": bot, "is_owner": is_owner, "status": bot_status(bot, versions)}
+    context = {"bot": bot, "is_owner": is_owner, "status": bot_status(bot, versions, placement_progress(bot))}
     response = render(request, "league/_bot_status.html", context)
     return cache_headers.private(response) if is_owner else cache_headers.no_store(response)
 
@@ -506,7 +507,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     rows = [
         {
             "bot": bot,
-            "status": bot_status(bot, list(bot.versions.all())),
+            "status": bot_status(bot, list(bot.versions.all()), placement_progress(bot)),
             "versions": list(bot.versions.all()),
             "rating": getattr(bot, "rating", None),
             "fitted": getattr(bot, "fitted", None),

@@ -279,11 +279,20 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
 #   matchmaking     "settle" (the default: fitted Elo, docs/ratings.md), "uncertainty" or "random"
 #   enabled         false takes the game off the ladder
+#   series          games per ladder table, played in a row by the same bot processes (default 1: single matches)
 # Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
 # the same shape) is merged over them, game by game.
 # A deep copy: settings may be changed (tests do), the games' own constants never.
 LADDER_GAMES: dict[str, dict[str, Any]] = {game_id: copy.deepcopy(dict(ladder_defaults(game_id))) for game_id in GAMES}
-_LADDER_GAME_KEYS = {"table_sizes", "games_per_hour", "max_in_flight", "time_control", "matchmaking", "enabled"}
+_LADDER_GAME_KEYS = {
+    "table_sizes",
+    "games_per_hour",
+    "max_in_flight",
+    "time_control",
+    "matchmaking",
+    "enabled",
+    "series",
+}
 
 
 def _ladder_games_from_env() -> dict[str, dict[str, Any]]:
@@ -329,6 +338,10 @@ MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 300)
 # it: at most MATCH_CHAIN_MAX matches in one task, and none started after MATCH_CHAIN_SECONDS (a warm shutdown waits
 # for the task). 1 turns it off: one match per message.
 MATCH_CHAIN_MAX = env_int("MATCH_CHAIN_MAX", 8)
+# Placement (league/services/placement.py): a newly validated version plays PLACEMENT_GAMES rated games at once (0:
+# none), in series of SERIES_GAMES games played by the same bot processes (league/services/series.py).
+PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 30, minimum=0)
+SERIES_GAMES = env_int("SERIES_GAMES", 6, minimum=1)
 MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 20)
 # An attempt that failed for the infrastructure is tried again after MATCH_RETRY_SECONDS · 2^(attempt - 1), at most
 # MATCH_RETRY_MAX_SECONDS (and a little less, at random, so that retries do not arrive together).

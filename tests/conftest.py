@@ -82,6 +82,13 @@ def _static_files_without_collectstatic(settings) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_placement_bursts(settings) -> None:
+    """A validated version's placement burst (league/services/placement.py) only where a test turns it on: the
+    others count the matches they make themselves."""
+    settings.PLACEMENT_GAMES = 0
+
+
+@pytest.fixture(autouse=True)
 def _fresh_throttle_counters() -> None:
     """API throttles count in the cache; every test starts with none spent."""
     from django.core.cache import cache

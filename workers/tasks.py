@@ -24,7 +24,15 @@ from django.db import DatabaseError, InterfaceError, OperationalError, close_old
 from bots.limits import Limits
 from bots.packaging import PackagingError
 from bots.results import BotSeat, MatchResult, fault_text
-from bots.runner import PreparedMatch, play_match, prepare_match
+from bots.runner import (
+    PreparedMatch,
+    PreparedSeries,
+    SeriesGame,
+    SeriesResult,
+    play_match,
+    prepare_match,
+    prepare_series,
+)
 from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import retention
@@ -49,6 +57,14 @@ from league.services.matches import (
     retry_delay,
 )
 from league.services.recording import do_record_match_result
+from league.services.series import (
+    ClaimedSeries,
+    do_claim_next_series,
+    do_claim_series,
+    do_record_series,
+    do_renew_series_lease,
+    series_of,
+)
 from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
 from workers import code_cache, faults
 
@@ -163,17 +179,27 @@ def _with_database_retries(what: str, call: Callable[[], T]) -> T:
 def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> None:
     """Claim the match, play it, record it; then play on through the due matches the worker claims itself (``_Chain``).
     ``claim_token``: a retry of this worker's own claim (see ``_play_and_record``)."""
+    held: _Held | _HeldSeries | None = None
     try:
-        match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
+        # A game of a series is played with the rest of its series: the whole series is claimed.
+        series_id = series_of(match_id)
+        if series_id is not None:
+            series = do_claim_series(series_id, worker=_worker(self), claim_token=claim_token)
+            held = None if series is None else _HeldSeries(series)
+        else:
+            match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
+            held = None if match is None else _Held(match)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, match_id, claim_token=claim_token) from error
-    if match is None:
+    if held is None:
         log.info("match %s: nothing to do (another worker holds it, or it is finalized)", match_id)
         return
     chain = _Chain(self)
-    held: _Held | None = _Held(match)
     while held is not None:
-        held = _play_and_record(self, held, chain)
+        if isinstance(held, _HeldSeries):
+            held = _play_and_record_series(self, held, chain)
+        else:
+            held = _play_and_record(self, held, chain)
 
 
 class _Held:
@@ -211,6 +237,52 @@ class _Held:
             self.prepared.close()
             self.prepared = None
 
+    def release(self, reason: str) -> None:
+        do_release_match(self.match.match_id, reason, claim_token=self.token)
+
+    def fail(self, reason: str) -> None:
+        do_fail_match(self.match.match_id, reason, self.token)
+
+
+class _HeldSeries:
+    """A series this task has claimed (league/services/series.py): like ``_Held``, for all its games at once, played
+    by the same bot processes (bots.runner.prepare_series) and recorded in one transaction."""
+
+    def __init__(self, series: ClaimedSeries) -> None:
+        self.series, self.token = series, series.claim_token
+        self.what = f"series {series.series_id} ({len(series.games)} games)"
+        self.prepared: PreparedSeries | None = None
+        self.heartbeat = Heartbeat(lambda: do_renew_series_lease(series.series_id, self.token), self.what).start()
+        log.info("%s: claimed", self.what)
+
+    def prepare(self) -> None:
+        series = self.series
+        limits = Limits.for_game(series.game, **series.time_control) if series.time_control else None
+        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in series.seats]
+        games = [SeriesGame(game.seed, dict(game.options) or None) for game in series.games]
+        self.prepared = prepare_series(series.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits)
+
+    def play(self) -> SeriesResult:
+        if self.prepared is None:
+            self.prepare()
+        prepared, self.prepared = self.prepared, None
+        assert prepared is not None
+        return prepared.play()
+
+    def let_go(self) -> None:
+        self.heartbeat.stop()
+        if self.prepared is not None:
+            self.prepared.close()
+            self.prepared = None
+
+    def release(self, reason: str) -> None:
+        for game in self.series.games:
+            do_release_match(game.match_id, reason, claim_token=self.token)
+
+    def fail(self, reason: str) -> None:
+        for game in self.series.games:
+            do_fail_match(game.match_id, reason, self.token)
+
 
 class _Chain:
     """The matches one task plays: the one it was sent, then due matches it claims itself, each while the previous one
@@ -224,21 +296,31 @@ class _Chain:
         self.left = settings.MATCH_CHAIN_MAX - 1
         self.until = time.monotonic() + settings.MATCH_CHAIN_SECONDS
 
-    def next(self) -> _Held | None:
-        """The next due match, claimed, its bots starting; None when the chain ends. Never raises: a match that cannot
-        be prepared is released (the infrastructure) or failed (a bad match) as if it had been played."""
+    def next(self) -> _Held | _HeldSeries | None:
+        """The next due work, claimed, its bots starting: a placement series first (placement's lane,
+        ``fair_series_order``), else the longest-waiting single match, else another series; None when the chain
+        ends. Never raises: what cannot be prepared is released (the infrastructure) or failed (a bad match) as if it
+        had been played."""
         if self.left <= 0 or time.monotonic() > self.until:
             return None
         self.left -= 1
+        held: _Held | _HeldSeries
         try:
-            match = do_claim_next_match(worker=_worker(self.task))
+            worker = _worker(self.task)
+            series = do_claim_next_series(worker)
+            match = None if series is not None else do_claim_next_match(worker)
+            if series is None and match is None:
+                series = do_claim_next_series(worker, placement=False)
         except DATABASE_ERRORS as error:
             log.warning("chain: could not claim a next match: %s", _describe(error))
             close_old_connections()
             return None
-        if match is None:
+        if series is not None:
+            held = _HeldSeries(series)
+        elif match is not None:
+            held = _Held(match)
+        else:
             return None
-        held = _Held(match)
         try:
             held.prepare()
         except INFRASTRUCTURE_ERRORS as error:
@@ -248,30 +330,28 @@ class _Chain:
             log.exception("%s: could not be prepared", held.what)
             held.let_go()
             with contextlib.suppress(*DATABASE_ERRORS):
-                do_fail_match(
-                    match.match_id, f"{_describe(error)} (not retried: not an infrastructure error)", held.token
-                )
+                held.fail(f"{_describe(error)} (not retried: not an infrastructure error)")
             return None
         return held
 
 
-def _hand_back(held: _Held | None, reason: str) -> None:
-    """Give a claimed match back to the queue (after the usual back-off); if even that cannot be written, its lease
-    runs out and the sweeper does it."""
+def _hand_back(held: _Held | _HeldSeries | None, reason: str) -> None:
+    """Give a claimed match (or series) back to the queue (after the usual back-off); if even that cannot be written,
+    its lease runs out and the sweeper does it."""
     if held is None:
         return
     held.let_go()
     log.warning("%s: handed back: %s", held.what, reason)
     with contextlib.suppress(*DATABASE_ERRORS):
-        do_release_match(held.match.match_id, reason, claim_token=held.token)
+        held.release(reason)
 
 
-def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | None:
+def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _HeldSeries | None:
     """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
     it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
     bug fails it at once, with the reason."""
     match_id, token, what = held.match.match_id, held.token, held.what
-    following: _Held | None = None
+    following: _Held | _HeldSeries | None = None
     try:
         try:
             result = held.play()
@@ -299,6 +379,49 @@ def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | None:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.exception("%s: failed", what)
         do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
+        raise
+    return following
+
+
+def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> _Held | _HeldSeries | None:
+    """Play a claimed series and record it in one transaction (as ``_play_and_record`` does a match). A fault ends
+    the series: the games it did not play are rescheduled (``do_record_series``)."""
+    series, what = held.series, held.what
+    first = series.games[0].match_id
+    following: _Held | _HeldSeries | None = None
+    try:
+        try:
+            result = held.play()
+            faults.before_record(first)
+            following = chain.next()
+            unplayed = [game.match_id for game in series.games[len(result.games) :]]
+
+            def record() -> list[int]:
+                with faults.while_recording(first):
+                    return do_record_series(series, result.games, unplayed)
+
+            recorded = _with_database_retries(what, record)
+        finally:
+            held.let_go()
+        log.info(
+            "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
+            what,
+            len(recorded),
+            len(unplayed),
+            result.restarts,
+        )
+    except INFRASTRUCTURE_ERRORS as error:
+        _hand_back(following, f"the series before it in the worker's chain failed ({_describe(error)})")
+        log.warning("%s: attempt failed: %s", what, _describe(error))
+        try:
+            held.release(_describe(error))
+        except DATABASE_ERRORS as again:
+            raise _retry_task(task, again, first, claim_token=held.token) from error
+        return None
+    except Exception as error:
+        _hand_back(following, f"the series before it in the worker's chain failed ({_describe(error)})")
+        log.exception("%s: failed", what)
+        held.fail(f"{_describe(error)} (not retried: not an infrastructure error)")
         raise
     return following
 

@@ -13,6 +13,7 @@ from games.registry import GAMES, builtin_players
 from league import disclosure, ratings, visibility
 from league.models import ApiToken, Bot, BotVersion, FittedRating, Match, Rating, RatingChange, Seat, game_choices
 from league.queries import BoardRow, HeadToHead, fault_counts
+from league.services.placement import Placement, placement_progress
 
 
 def game_json(game_id: str) -> dict[str, Any]:
@@ -188,12 +189,28 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         ]
 
 
+class PlacementSerializer(serializers.Serializer[Placement]):
+    """A version's placement burst so far (league/services/placement.py)."""
+
+    version = serializers.IntegerField(help_text="The version being placed.")
+    played = serializers.IntegerField(help_text="Placement games finished.")
+    planned = serializers.IntegerField(help_text="Placement games in its burst.")
+    rank = serializers.IntegerField(allow_null=True, help_text="Its leaderboard rank so far; null while unrated.")
+
+
 class BotDetailSerializer(BotSerializer):
     versions = BotVersionSerializer(many=True, read_only=True)
     faults = serializers.SerializerMethodField()
+    placement = serializers.SerializerMethodField()
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "faults", "versions"]
+        fields = [*BotSerializer.Meta.fields, "faults", "placement", "versions"]
+
+    @extend_schema_field(PlacementSerializer(allow_null=True))
+    def get_placement(self, bot: Bot) -> dict[str, Any] | None:
+        """Its newest version's placement: games played of planned and its rank so far; null when it had none."""
+        placement = placement_progress(bot)
+        return None if placement is None else PlacementSerializer(placement).data
 
     def get_faults(self, bot: Bot) -> list[dict[str, Any]]:
         """The bot's faults in finished matches by cause, most frequent first."""

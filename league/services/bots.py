@@ -150,6 +150,11 @@ def do_record_validation(
             Bot.objects.filter(pk=version.bot_id).update(
                 paused_at=None, paused_reason="", fault_window_start=timezone.now()
             )
+            if BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.READY).exists():
+                # Its placement burst, in the same transaction: a version is never ready without one.
+                from league.services.placement import do_start_placement  # (placement imports the services here)
+
+                do_start_placement(version)
     return bool(updated)
 
 

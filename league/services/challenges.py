@@ -3,10 +3,11 @@
 A *challenge* seats the owner's bot (its newest ready version) with bots they choose; a *version test* seats the
 bot's newest ready version with its previous validated one (and, in games of three or more players, a field of
 the league's built-in bots or bots the owner chooses). Either way the games are ``Match`` rows of kind CHALLENGE
-created through ``do_create_match`` (so ``run_match`` plays them and ratings ignore them), seats rotated
-one place per game, consecutive rotations sharing a deal. Results count, for each opponent, the pairwise games
-between the owner's seat and that opponent's seat (better rank wins, equal ranks draw) with an Elo-difference
-estimate and its 95% interval (``bots.authoring.sprt``). Writes are ``do_*`` functions; views and the API stay thin.
+created through ``do_create_match`` or, a rotation's games, ``do_create_series`` (so ``run_match`` plays them and
+ratings ignore them), seats rotated one place per game, consecutive rotations sharing a deal. Results count, for
+each opponent, the pairwise games between the owner's seat and that opponent's seat (better rank wins, equal ranks
+draw) with an Elo-difference estimate and its 95% interval (``bots.authoring.sprt``). Writes are ``do_*``
+functions; views and the API stay thin.
 
 Each user may ask for at most ``CHALLENGE_GAMES_PER_HOUR`` games in any hour: beyond that ``RateLimited`` (429)
 says when enough of the hour's earlier games will have aged out.
@@ -29,6 +30,7 @@ from league.models import Bot, BotVersion, Challenge, Match
 from league.services.bots import SYSTEM_USERNAME, do_register_builtin_bots
 from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
 from league.services.matches import do_create_match
+from league.services.series import do_create_series
 
 # ----- creating ---------------------------------------------------------------------------------------------------
 
@@ -136,13 +138,23 @@ def _create(
             seed=secrets.randbits(63),
         )
         size = len(table)
-        matches = []
+        # Rotations of one table share a deal: luck of the cards evens out along with the seats. The games of one
+        # rotation (distinct deals) are played in series of SERIES_GAMES by the same processes; a deal's other
+        # rotations are in other series, so no process sees a deal twice.
+        by_shift: dict[int, list[int]] = {}
         for number in range(games):
-            shift = number % size
+            by_shift.setdefault(number % size, []).append(number)
+        matches = []
+        for shift, numbers in by_shift.items():
             seats = table[shift:] + table[:shift]
-            # Rotations of one table share a deal: luck of the cards evens out along with the seats.
-            seed = tf.match_seed(challenge.seed, 0, 0, number // size)  # a challenge: one table of one round
-            matches.append(do_create_match(game, seats, seed=seed, kind=Match.Kind.CHALLENGE))
+            seeds = [tf.match_seed(challenge.seed, 0, 0, number // size) for number in numbers]
+            for start in range(0, len(seeds), settings.SERIES_GAMES):
+                chunk = seeds[start : start + settings.SERIES_GAMES]
+                if len(chunk) == 1:
+                    matches.append(do_create_match(game, seats, seed=chunk[0], kind=Match.Kind.CHALLENGE))
+                else:
+                    series = do_create_series(game, seats, chunk, kind=Match.Kind.CHALLENGE)
+                    matches += list(series.matches.order_by("pk"))
         challenge.matches.add(*matches)
     return challenge
 

@@ -18,6 +18,7 @@ from league import pairing, ratings, settling
 from league.models import Bot, BotVersion, Match, Seat
 from league.services import fits
 from league.services.matches import do_create_match
+from league.services.series import do_create_series
 
 # ----- the ladder --------------------------------------------------------------------------------------------
 
@@ -38,6 +39,7 @@ class LadderConfig:
     time_control: dict[str, int]
     matchmaking: str
     enabled: bool
+    series: int = 1  # games per table, played in a row by the same processes (league/services/series.py)
 
     def policy(self, max_in_flight: int | None = None) -> pairing.Policy:
         return pairing.Policy(
@@ -67,9 +69,13 @@ def ladder_config(game_id: str) -> LadderConfig:
     matchmaking = entry.get("matchmaking", "settle")
     if matchmaking not in MATCHMAKING:
         raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}]['matchmaking'] is one of {sorted(MATCHMAKING)}")
-    numbers = {"games_per_hour": entry.get("games_per_hour", 3600), "max_in_flight": entry.get("max_in_flight", 2)}
+    numbers = {
+        "games_per_hour": entry.get("games_per_hour", 3600),
+        "max_in_flight": entry.get("max_in_flight", 2),
+        "series": entry.get("series", 1),
+    }
     for key, value in numbers.items():
-        if not isinstance(value, int) or value < (0 if key == "games_per_hour" else 1):
+        if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "games_per_hour" else 1):
             raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}][{key!r}] must be a whole number, not {value!r}")
     return LadderConfig(
         game=game_id,
@@ -91,8 +97,12 @@ def do_schedule_ladder(rng: random.Random | None = None, games: list[str] | None
     now = timezone.now()
     configs = [config for config in (ladder_config(game_id) for game_id in games or GAMES) if config.enabled]
     ladder = Match.objects.filter(kind=Match.Kind.LADDER)
+    # In flight: tables, not games (a series is one table playing several games in a row).
     in_flight = dict(
-        ladder.filter(status__in=IN_FLIGHT).values_list("game").annotate(n=Count("id")).values_list("game", "n")
+        ladder.filter(status__in=IN_FLIGHT)
+        .values_list("game")
+        .annotate(n=Count("series", distinct=True) + Count("id", filter=Q(series__isnull=True)))
+        .values_list("game", "n")
     )
     last_hour = dict(
         ladder.filter(created__gte=now - timedelta(hours=1), game__in=[config.game for config in configs])
@@ -114,7 +124,7 @@ def do_schedule_ladder(rng: random.Random | None = None, games: list[str] | None
             0,
             min(
                 settings.LADDER_QUEUE_DEPTH - in_flight.get(config.game, 0),
-                config.games_per_hour - last_hour.get(config.game, 0),
+                (config.games_per_hour - last_hour.get(config.game, 0)) // config.series,
             ),
         )
         for config in configs
@@ -148,10 +158,13 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
             versions.setdefault(version.bot_id, version)
         # From the (few) matches in flight to their seats: an index on each side, whatever the history's size.
         in_flight = Match.objects.filter(kind=Match.Kind.LADDER, status__in=IN_FLIGHT, game=config.game)
-        busy = dict(
+        busy = dict(  # tables in flight per bot (a series is one)
             Seat.objects.filter(match__in=in_flight.values("pk"))
             .values_list("bot_version__bot_id")
-            .annotate(n=Count("match_id", distinct=True))
+            .annotate(
+                n=Count("match__series", distinct=True)
+                + Count("match_id", filter=Q(match__series__isnull=True), distinct=True)
+            )
             .values_list("bot_version__bot_id", "n")
         )
         candidates = []
@@ -187,16 +200,24 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
             tables = settling.plan_settling_tables(candidates, fits.together_of(config.game), count, policy, rng)
         else:
             tables = pairing.plan_tables(candidates, count, policy, rng)
-        created = [
-            do_create_match(config.game, [c.version for c in table], time_control=config.time_control or None)
-            for table in tables
-        ]
+        created = [_create_table(config, [c.version for c in table], rng) for table in tables]
         seated = {candidate.bot_id: candidate for table in tables for candidate in table}
         for bot_id, candidate in seated.items():
             bots[bot_id].ladder_seats = candidate.seats
             bots[bot_id].last_scheduled = now
         Bot.objects.bulk_update([bots[bot_id] for bot_id in seated], ["ladder_seats", "last_scheduled"])
     return created
+
+
+def _create_table(config: LadderConfig, versions: list[BotVersion], rng: random.Random) -> Match:
+    """One ladder table: a match, or a series of ``config.series`` games (distinct seeds) on the same processes;
+    returns its (first) match."""
+    time_control = config.time_control or None
+    if config.series <= 1:
+        return do_create_match(config.game, versions, time_control=time_control)
+    seeds = rng.sample(range(1, 2**31), config.series)
+    series = do_create_series(config.game, versions, seeds, time_control=time_control)
+    return series.matches.earliest("pk")
 
 
 def _ladder_bots(games: list[str]) -> QuerySet[Bot]:

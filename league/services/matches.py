@@ -165,9 +165,10 @@ def do_claim_next_match(worker: str = "") -> ClaimedMatch | None:
 
     A worker that has just played a match claims its next one here, without waiting for that match's own message:
     the message then finds nothing to claim (docs/decisions.md, "A worker plays on")."""
-    due = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lte=timezone.now()).order_by(
-        "enqueued_at", "pk"
-    )
+    # (A series' games are claimed together, by league.services.series: never one by one here.)
+    due = Match.objects.filter(
+        status=Match.Status.QUEUED, enqueued_at__lte=timezone.now(), series__isnull=True
+    ).order_by("enqueued_at", "pk")
     for match_id in due.values_list("pk", flat=True)[:CLAIM_NEXT_CANDIDATES]:
         match = do_claim_match(match_id, worker)
         if match is not None:

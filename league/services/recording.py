@@ -42,29 +42,35 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
         match = seats[0].match if seats else Match.objects.select_for_update().get(pk=match_id)
         if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
             return False
-        for seat, played in zip(seats, result.seats, strict=True):
-            seat.rank, seat.score = played.rank, played.score
-            seat.fault = played.fault.cause.value if played.fault else ""
-            seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
-            seat.stderr = played.stderr[-64 * 1024 :]
-            seat.moves, seat.time_ms = played.moves, played.time_ms
-        update_rows(
-            Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
-        )
-        match.status = Match.Status.FINISHED
-        match.finished_at = finished_at = timezone.now()
-        match.wall_ms = result.wall_ms
-        match.replay_data = Match.pack_replay(result.replay)
-        match.error = ""
-        if changes_ratings(match) and distinct_bots(seats):
-            # (may move finished_at forward: see there)
-            match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
-        match.save(update_fields=["status", "finished_at", "wall_ms", "replay_data", "error"])
-        faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
-        for bot_id in sorted(faulted):
-            _pause_if_faulty(bot_id)
-        tournament_game_over(match)
+        record_locked(match, seats, result)
     return True
+
+
+def record_locked(match: Match, seats: list[Seat], result: MatchResult) -> None:
+    """Record one played game (under its match's row lock, in the caller's transaction): seats, replay, ratings,
+    pauses. ``do_record_match_result`` records one match so; ``series.do_record_series`` each game of a series."""
+    for seat, played in zip(seats, result.seats, strict=True):
+        seat.rank, seat.score = played.rank, played.score
+        seat.fault = played.fault.cause.value if played.fault else ""
+        seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
+        seat.stderr = played.stderr[-64 * 1024 :]
+        seat.moves, seat.time_ms = played.moves, played.time_ms
+    update_rows(
+        Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
+    )
+    match.status = Match.Status.FINISHED
+    match.finished_at = finished_at = timezone.now()
+    match.wall_ms = result.wall_ms
+    match.replay_data = Match.pack_replay(result.replay)
+    match.error = ""
+    if changes_ratings(match) and distinct_bots(seats):
+        # (may move finished_at forward: see there)
+        match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
+    match.save(update_fields=["status", "finished_at", "wall_ms", "replay_data", "error"])
+    faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
+    for bot_id in sorted(faulted):
+        _pause_if_faulty(bot_id)
+    tournament_game_over(match)
 
 
 # Which finished matches change ratings. The record path asks ``changes_ratings``; ``recompute_ratings`` replays
@@ -72,11 +78,15 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
 def changes_ratings(match: Match) -> bool:
     if match.kind == Match.Kind.TOURNAMENT:  # a tournament's ``rated`` setting decides (docs/tournaments.md)
         return match.round is not None and match.round.tournament.rated
-    return match.kind == Match.Kind.LADDER
+    return match.kind in RATED_KINDS
+
+
+# Placement games are rated like the ladder's (league/services/placement.py).
+RATED_KINDS = (Match.Kind.LADDER, Match.Kind.PLACEMENT)
 
 
 def rated_matches() -> Q:
-    return Q(kind=Match.Kind.LADDER) | Q(kind=Match.Kind.TOURNAMENT, round__tournament__rated=True)
+    return Q(kind__in=RATED_KINDS) | Q(kind=Match.Kind.TOURNAMENT, round__tournament__rated=True)
 
 
 def distinct_bots(seats: list[Seat]) -> bool:

@@ -76,3 +76,39 @@ def test_my_bots_lists_each_bot_with_its_status_and_the_upload_form(
     assert tab.page.locator("main form[action='/bots/new/'] input[type=file]").count() == 1
     tab.shot("my-bots")
     tab.assert_no_errors()
+
+
+def test_the_banner_follows_a_placement_burst_live_and_my_bots_shows_it(
+    open_tab: Callable[..., Tab], live_server, alice, example_bot_source: bytes, settings
+) -> None:
+    from bots.results import BotSeat
+    from bots.runner import SeriesGame, run_series
+    from league.models import MatchSeries
+    from league.services.series import do_claim_series, do_record_series
+
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
+    do_register_builtin_bots(["love_letter"])
+    bot = do_create_bot(alice, "love_letter", "placer", example_bot_source, "bot.py")
+    tab = open_tab().sign_in(alice)
+    tab.goto(f"/bots/{bot.pk}/")
+    tab.page.evaluate("window.loaded = true")  # gone if the page reloads
+    do_record_validation(bot.versions.get().pk, True, "Smoke match: finished, rank 1 of 2.", "")
+    tab.page.wait_for_selector("#bot-status[data-state='placing']", timeout=10_000)
+    banner = tab.page.locator("#bot-status")
+    assert "Placing v1: 0 of 4 games. Not ranked yet." in banner.inner_text()
+    assert banner.get_attribute("hx-trigger") == "every 2s"
+    for series in MatchSeries.objects.filter(placing_version__bot=bot).order_by("pk"):
+        claimed = do_claim_series(series.pk, "test")
+        assert claimed is not None
+        seats = [BotSeat(label=seat.label, builtin="random") for seat in claimed.seats]
+        played = run_series("love_letter", seats, [SeriesGame(game.seed) for game in claimed.games]).games
+        do_record_series(claimed, played)
+        if series == MatchSeries.objects.filter(placing_version__bot=bot).order_by("pk").first():
+            tab.page.locator("#bot-status", has_text="2 of 4 games. Rank so far").wait_for(timeout=10_000)
+            mine = open_tab().sign_in(alice)
+            mine.goto("/account/bots/")
+            assert "Placing v1: 2 of 4 games. Rank so far" in mine.page.inner_text(".my-bot")
+            mine.assert_no_errors()
+    tab.page.wait_for_selector("#bot-status[data-state='ready']", timeout=10_000)
+    assert tab.page.evaluate("window.loaded") is True and banner.get_attribute("hx-trigger") is None
+    tab.assert_no_errors()

@@ -73,6 +73,26 @@ def test_alice_challenges_bob_and_the_seats_rotate(alice_api: APIClient, duel) -
     assert Counter(m.seed for m in matches) == dict.fromkeys(deals, 2) and challenge.seed not in deals
 
 
+@override_settings(SERIES_GAMES=2)
+def test_a_rotations_games_are_played_in_series_and_no_series_sees_a_deal_twice(alice_api: APIClient, duel) -> None:
+    hero, villain = duel
+    response = alice_api.post(
+        "/api/challenges/", {"bot": hero.pk, "opponents": [villain.pk], "games": 7}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    matches = list(Challenge.objects.get(pk=response.json()["id"]).matches.order_by("id"))
+    by_series: dict[int | None, list[Match]] = {}
+    for match in matches:
+        by_series.setdefault(match.series_id, []).append(match)
+    # hero first: deals 0-3 (series of 2, 2); villain first: deals 0-2 (a series of 2, then a single match)
+    assert sorted(len(games) for key, games in by_series.items() if key is not None) == [2, 2, 2]
+    assert len(by_series.get(None, [])) == 1
+    for key, games in by_series.items():
+        if key is not None:
+            assert len({m.seed for m in games}) == len(games)  # no deal twice on the same processes
+            assert len({tuple(m.seats.values_list("bot_version_id", flat=True)) for m in games}) == 1
+
+
 def test_bob_cannot_challenge_with_alices_bot(bob_api: APIClient, duel) -> None:
     hero, villain = duel
     response = bob_api.post("/api/challenges/", {"bot": hero.pk, "opponents": [villain.pk], "games": 2}, format="json")

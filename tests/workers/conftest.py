@@ -66,6 +66,9 @@ class Workers:
             "SECRET_KEY": settings.SECRET_KEY,
             "LADDER_INTERVAL_SECONDS": "1",
             "LADDER_QUEUE_DEPTH": "2",
+            # Placement bursts only where a test asks for them (tests/workers/test_placement.py): the others count
+            # their own matches.
+            "PLACEMENT_GAMES": "0",
             **env,
         }
         process = subprocess.Popen(

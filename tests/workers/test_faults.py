@@ -22,6 +22,7 @@ from league.services import outbox
 from league.services.bots import do_create_bot
 from league.services.matches import do_create_match
 from league.services.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
+from league.services.series import do_create_series
 from tests.workers.fault_helpers import SLOW_BOT, FaultWorkers, PrivateRedis, assert_league_consistent, league_bot
 
 pytestmark = pytest.mark.e2e
@@ -81,6 +82,30 @@ def test_a_worker_killed_in_the_middle_of_a_match_has_it_played_again_and_counte
     assert match.attempts == 2 and match.claimed_by.startswith(league.name(survivor))
     assert sorted(Rating.objects.filter(bot__in=[slow.bot, rival.bot]).values_list("games", flat=True)) == [1, 1]
     assert "sweeper: sent 1 matches again" in league.log(survivor)
+    assert_league_consistent()
+
+
+def test_a_worker_killed_in_the_middle_of_a_series_has_it_re_run_and_every_game_counted_once(league, owner) -> None:
+    slow, rival = league_bot(owner, "slow", source=SLOW_BOT), league_bot(owner, "random", builtin="random")
+    doomed = league.start()
+    series = do_create_series("love_letter", [slow, rival], seeds=[11, 12, 13])
+    games = list(series.matches.order_by("pk"))
+    league.wait_for(
+        lambda: Match.objects.filter(series=series, claimed_by__startswith=league.name(doomed)).count() == 3,
+        30,
+        "the first worker to claim the whole series",
+    )
+    time.sleep(2.5)  # into the series: a game or so played, not recorded (a series is recorded in one transaction)
+    assert set(Match.objects.filter(series=series).values_list("status", flat=True)) == {Match.Status.RUNNING}
+    league.kill(doomed)
+
+    survivor = league.start(beat=True)  # the sweeper queues the games again; their series is claimed whole again
+    league.wait_for(lambda: _finished(*games), 90, "the series to be played again")
+    for match in games:
+        _counted_once(match)
+        assert match.attempts == 2 and match.claimed_by.startswith(league.name(survivor))
+    assert sorted(Rating.objects.filter(bot__in=[slow.bot, rival.bot]).values_list("games", flat=True)) == [3, 3]
+    assert f"series {series.pk} (3 games): claimed" in league.log(survivor)
     assert_league_consistent()
 
 

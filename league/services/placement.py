@@ -1,0 +1,165 @@
+"""Placement: a newly validated version plays a burst of rated games at once, so its author sees a rank within a
+minute (docs/decisions.md, "Placement").
+
+The burst is PLACEMENT_GAMES games in series of SERIES_GAMES (each series one table, played by the same bot processes:
+league/services/series.py). The tables cycle through the game's ladder table sizes; their opponents are spread over
+the whole leaderboard (stratified by position: every series takes a different slice, so the burst meets the top, the
+middle and the bottom), and the new version's seat rotates from series to series. Its games are ``placement`` matches
+(rated like the ladder's) claimed in placement's lane (``series.fair_series_order``): before ordinary ladder games,
+owners taking turns, tournaments never held up.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import Count, Q
+
+from league.models import Bot, BotVersion, Match
+from league.services import fits
+from league.services.ladder import _ladder_bots, ladder_config
+from league.services.series import do_create_series
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A version's placement so far: games finished of those planned, and its bot's rank on the leaderboard (None
+    while unrated)."""
+
+    version: int
+    played: int
+    planned: int
+    rank: int | None
+
+    @property
+    def done(self) -> bool:
+        return self.played >= self.planned
+
+    def to_json(self) -> dict[str, int | None]:
+        return {"version": self.version, "played": self.played, "planned": self.planned, "rank": self.rank}
+
+
+def do_start_placement(version: BotVersion, rng: random.Random | None = None) -> list[int]:
+    """Create the placement burst of ``version`` (just validated, ready); returns the ids of its series. Nothing when
+    PLACEMENT_GAMES is 0, the game's ladder is off, its owner took the bot off the ladder, or nobody is there to
+    play against."""
+    rng = rng or random.Random()
+    bot = version.bot
+    config = ladder_config(bot.game)
+    if settings.PLACEMENT_GAMES <= 0 or not config.enabled or not bot.is_active:
+        return []
+    others = list(_ladder_bots([bot.game]).exclude(pk=bot.pk).select_related("rating").order_by("-rating__elo", "id"))
+    if not others:
+        return []
+    newest: dict[int, BotVersion] = {}
+    ready = BotVersion.objects.filter(bot__in=others, status=BotVersion.Status.READY).only("id", "bot_id", "number")
+    for candidate in ready.order_by("bot_id", "-number"):
+        newest.setdefault(candidate.bot_id, candidate)
+    board = [newest[other.pk] for other in others if other.pk in newest]
+    sizes = [size for size in config.table_sizes if size - 1 <= len(board)] or [min(config.table_sizes)]
+    if sizes[0] - 1 > len(board):
+        return []
+    per_series = max(1, settings.SERIES_GAMES)
+    count = math.ceil(settings.PLACEMENT_GAMES / per_series)
+    seeds = rng.sample(range(1, 2**31), settings.PLACEMENT_GAMES)
+    created = []
+    taken = 0
+    at_size: dict[int, int] = {}
+    for index in range(count):
+        size = sizes[index % len(sizes)]
+        opponents = spread(board, size - 1, index, count)
+        seat = at_size.get(size, 0) % size  # its seat rotates at each table size
+        at_size[size] = at_size.get(size, 0) + 1
+        versions = [*opponents[:seat], version, *opponents[seat:]]
+        games = seeds[taken : taken + per_series]
+        taken += len(games)
+        series = do_create_series(
+            bot.game,
+            versions,
+            games,
+            kind=Match.Kind.PLACEMENT,
+            time_control=config.time_control or None,
+            placing_version=version,
+            placing=True,
+        )
+        created.append(series.pk)
+    return created
+
+
+def spread(board: list[BotVersion], seats: int, index: int, count: int) -> list[BotVersion]:
+    """``seats`` opponents for series ``index`` of ``count``, from ``board`` (best first): the board is cut into
+    ``count * seats`` strata and this series takes one in every ``count``, shifted by ``index``, so that the burst
+    as a whole meets every part of the leaderboard and one table never holds two from the same part."""
+    strata = count * seats
+    picks = []
+    for k in range(seats):
+        stratum = k * count + index
+        position = min(len(board) - 1, (2 * stratum + 1) * len(board) // (2 * strata))
+        picks.append(position)
+    chosen: list[BotVersion] = []
+    for position in picks:  # (a small board: skip to the next unchosen bot rather than seat one twice)
+        while board[position] in chosen:
+            position = (position + 1) % len(board)
+        chosen.append(board[position])
+    return chosen
+
+
+def placement_progress(bot: Bot) -> Placement | None:
+    """The placement of ``bot``'s newest version that has one (None: no burst, e.g. a built-in bot)."""
+    counts = (
+        Match.objects.filter(series__placing_version__bot=bot)
+        .values("series__placing_version_id", "series__placing_version__number")
+        .annotate(planned=Count("id"), played=Count("id", filter=Q(status=Match.Status.FINISHED)))
+        .order_by("-series__placing_version__number")
+        .first()
+    )
+    if counts is None:
+        return None
+    return Placement(
+        version=counts["series__placing_version__number"],
+        played=counts["played"],
+        planned=counts["planned"],
+        rank=leaderboard_rank(bot),
+    )
+
+
+def leaderboard_rank(bot: Bot) -> int | None:
+    """The bot's position on its game's leaderboard (1 = best; ties share), None while it has no rated game."""
+    rating = getattr(bot, "rating", None)
+    if rating is None or rating.games == 0 or not bot.is_active:
+        return None
+    # Counts as league.queries.leaderboard ranks: ranked bots (active, ready, rated) with a better Elo.
+    better = (
+        Bot.objects.filter(game=bot.game, is_active=True, rating__games__gt=0, rating__elo__gt=rating.elo)
+        .filter(versions__status=BotVersion.Status.READY)
+        .distinct()
+        .count()
+    )
+    return better + 1
+
+
+def placement_finished(version_id: int) -> bool:
+    """Whether every game of the version's burst is finalized (finished or failed)."""
+    return not Match.objects.filter(
+        series__placing_version_id=version_id, status__in=(Match.Status.QUEUED, Match.Status.RUNNING)
+    ).exists()
+
+
+def after_placement(game_id: str) -> None:
+    """Called once a version's placement burst is over (on commit of its last game): refit ``game_id`` now rather
+    than at the next beat, so the placed version's fitted Elo and rank range show at once."""
+    fits.request_refit(game_id)
+
+
+__all__ = [
+    "Placement",
+    "after_placement",
+    "do_start_placement",
+    "leaderboard_rank",
+    "placement_finished",
+    "placement_progress",
+    "spread",
+]

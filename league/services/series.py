@@ -1,0 +1,272 @@
+"""Series: games a worker plays in a row with the same bot processes, claimed together and recorded in one
+transaction (docs/decisions.md, "Series"; the runner's side is bots/runner/series.py).
+
+Every game of a series is a ``Match`` row of its own (its seed, seats, replay, rating changes); ``Match.series`` ties
+them. A series is claimed as a whole: one conditional UPDATE stamps all its waiting games with one token and lease.
+Recording takes one transaction for all the games played, applying the ratings game by game in order, so the history
+``recompute_ratings`` replays is exactly the one recorded. A fault ends the series: the games it did not play move to a
+new series (fresh processes) and are queued again. A worker killed mid-series records nothing of it: its leases run
+out, the sweeper queues the games again, and they are re-run (each game is counted once, when it is recorded).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from bots.results import MatchResult
+from games.registry import GAMES
+from league.models import Bot, BotVersion, Match, MatchSeries, Seat
+from league.services import outbox
+from league.services.errors import HOUR
+from league.services.matches import ClaimedSeat, _lapsed_match, _lease_until, do_fail_match
+from league.services.recording import record_locked
+
+log = logging.getLogger(__name__)
+
+
+def do_create_series(
+    game: str,
+    versions: list[BotVersion],
+    seeds: list[int],
+    kind: str = Match.Kind.LADDER,
+    time_control: dict[str, int] | None = None,
+    placing_version: BotVersion | None = None,
+    placing: bool = False,
+) -> MatchSeries:
+    """A queued series: one match per seed, ``versions`` in the same seats in every game. One ``run_match`` message
+    (for its first game) is sent when the transaction commits; the worker that claims it claims the whole series."""
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError("a series needs distinct seeds: the same bot processes must not see a deal twice")
+    spec = GAMES[game]
+    with transaction.atomic():
+        series = MatchSeries.objects.create(game=game, placing_version=placing_version)
+        matches = Match.objects.bulk_create(
+            Match(
+                game=game,
+                kind=kind,
+                seed=seed,
+                engine_version=spec.version,
+                time_control=time_control or {},
+                series=series,
+                placing=placing,
+            )
+            for seed in seeds
+        )
+        if not all(match.pk for match in matches):  # (a backend without RETURNING for bulk inserts)
+            matches = list(series.matches.order_by("pk"))
+        Seat.objects.bulk_create(
+            Seat(match=match, number=number, bot_version=version)
+            for match in matches
+            for number, version in enumerate(versions)
+        )
+        outbox.enqueue(outbox.RUN_MATCH_TASK, matches[0].pk)
+    return series
+
+
+@dataclass(frozen=True)
+class ClaimedGame:
+    match_id: int
+    seed: int
+    options: dict[str, object]
+
+
+@dataclass(frozen=True)
+class ClaimedSeries:
+    """The games of a series a worker holds under one ``claim_token``, in play order, with the seats they share."""
+
+    series_id: int
+    claim_token: str
+    game: str
+    time_control: dict[str, int]
+    games: tuple[ClaimedGame, ...]
+    seats: tuple[ClaimedSeat, ...]
+
+
+def series_of(match_id: int) -> int | None:
+    """The series of a match, None for a single match."""
+    return Match.objects.filter(pk=match_id).values_list("series_id", flat=True).first()
+
+
+def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
+    """Claim every game of the series still to play (queued, or under a lapsed lease, or this worker's own claim):
+    one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead."""
+    now = timezone.now()
+    token = secrets.token_hex(16)
+    claimable = Q(status=Match.Status.QUEUED) | _lapsed_match(now)
+    if claim_token:
+        claimable |= Q(status=Match.Status.RUNNING, claim_token=claim_token)
+    claimed = Match.objects.filter(claimable, series_id=series_id).update(
+        status=Match.Status.RUNNING,
+        claim_token=token,
+        claimed_by=worker[:200],
+        claimed_at=now,
+        lease_until=_lease_until(now),
+        attempts=F("attempts") + 1,
+    )
+    if not claimed:
+        return None
+    matches = list(
+        Match.objects.filter(series_id=series_id, claim_token=token, status=Match.Status.RUNNING)
+        .defer("replay_data")
+        .order_by("pk")
+    )
+    playable = []
+    for match in matches:
+        if match.attempts > settings.MATCH_MAX_ATTEMPTS:
+            last = match.error or "its worker stopped answering (killed, or its lease ran out)"
+            do_fail_match(match.pk, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
+        else:
+            playable.append(match)
+    if not playable:
+        return None
+    seats = list(
+        Seat.objects.filter(match_id=playable[0].pk)
+        .select_related("bot_version__bot__owner")
+        .defer("bot_version__archive")
+        .order_by("number")
+    )
+    return ClaimedSeries(
+        series_id=series_id,
+        claim_token=token,
+        game=playable[0].game,
+        time_control=dict(playable[0].time_control),
+        games=tuple(ClaimedGame(match.pk, match.seed, dict(match.options)) for match in playable),
+        seats=tuple(
+            ClaimedSeat(seat.number, seat.bot_version_id, seat.bot_version.label, seat.bot_version.builtin)
+            for seat in seats
+        ),
+    )
+
+
+def do_claim_next_series(worker: str = "", placement: bool = True) -> ClaimedSeries | None:
+    """Claim the fairest due placement series (``fair_series_order``), or with ``placement=False`` the other series
+    whose game has waited longest, as ``do_claim_series`` does; None if there is none."""
+    now = timezone.now()
+    if placement:
+        candidates = fair_series_order(now, 4)
+    else:
+        due = Match.objects.filter(
+            status=Match.Status.QUEUED,
+            enqueued_at__lte=now,
+            series__isnull=False,
+            placing=False,
+        ).order_by("enqueued_at", "pk")
+        candidates = [series_id for series_id in due.values_list("series_id", flat=True)[:4] if series_id]
+    for series_id in dict.fromkeys(candidates):
+        claimed = do_claim_series(series_id, worker)
+        if claimed is not None:
+            return claimed
+    return None
+
+
+def fair_series_order(now: datetime, limit: int) -> list[int]:
+    """Up to ``limit`` ids of placement series with a game waiting and due, fairest first: the placing owners take
+    turns (each owner's series numbered in creation order, over the series of the last hour; lowest number first),
+    so one owner's burst of uploads cannot hold up another's placement. Placement's lane: a worker that finished a
+    game claims these before ordinary ladder games; tournament and other games are still claimed by their own
+    messages, so placement never starves them."""
+    ops = connection.ops
+    series_t, match_t = ops.quote_name(MatchSeries._meta.db_table), ops.quote_name(Match._meta.db_table)
+    version_t, bot_t = ops.quote_name(BotVersion._meta.db_table), ops.quote_name(Bot._meta.db_table)
+    sql = f"""
+        SELECT id FROM (
+            SELECT s.id, s.created,
+                   ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY s.created, s.id) AS turn,
+                   EXISTS (SELECT 1 FROM {match_t} m
+                           WHERE m.series_id = s.id AND m.placing AND m.status = %s
+                             AND m.enqueued_at <= %s) AS waiting
+            FROM {series_t} s
+            JOIN {version_t} v ON v.id = s.placing_version_id
+            JOIN {bot_t} b ON b.id = v.bot_id
+            WHERE s.created > %s
+        ) ranked
+        WHERE waiting
+        ORDER BY turn, created, id
+        LIMIT %s
+    """
+    moment = ops.adapt_datetimefield_value(now)
+    since = ops.adapt_datetimefield_value(now - HOUR)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [Match.Status.QUEUED.value, moment, since, limit])
+        return [row[0] for row in cursor.fetchall()]
+
+
+def do_renew_series_lease(series_id: int, claim_token: str) -> bool:
+    """Extend this worker's lease on the series' games it holds; False when it holds none any more."""
+    return bool(
+        Match.objects.filter(series_id=series_id, status=Match.Status.RUNNING, claim_token=claim_token).update(
+            lease_until=_lease_until(timezone.now())
+        )
+    )
+
+
+def do_record_series(series: ClaimedSeries, results: list[MatchResult], unplayed: list[int] | None = None) -> list[int]:
+    """Record the games a series played (``results``, in the order of ``series.games``) in one transaction: each as
+    ``do_record_match_result`` would, ratings applied game by game in order. The games not played (after a fault:
+    ``unplayed``, match ids) move to a new series and are queued again, for fresh processes. Returns the ids of the
+    matches recorded (a game this worker no longer holds, taken over by another, is left alone)."""
+    played = {game.match_id: result for game, result in zip(series.games, results, strict=False)}
+    recorded: list[int] = []
+    with transaction.atomic():
+        seats_by_match: dict[int, list[Seat]] = {}
+        for seat in (
+            Seat.objects.filter(match_id__in=[game.match_id for game in series.games])
+            .select_related("match", "match__round__tournament", "bot_version__bot")
+            .defer("bot_version__archive", "match__replay_data")
+            .select_for_update(of=("match",))
+            .order_by("match_id", "number")
+        ):
+            seats_by_match.setdefault(seat.match_id, []).append(seat)
+        for game in series.games:
+            result = played.get(game.match_id)
+            seats = seats_by_match.get(game.match_id, [])
+            if result is None or not seats:
+                continue
+            match = seats[0].match
+            if match.status != Match.Status.RUNNING or match.claim_token != series.claim_token:
+                continue
+            record_locked(match, seats, result)
+            recorded.append(match.pk)
+        if unplayed:
+            _requeue_unplayed(series, unplayed)
+        _after_placement_if_over(series.series_id)
+    return recorded
+
+
+def _after_placement_if_over(series_id: int) -> None:
+    """(In the recording transaction.) The last game of a placement burst: its hook runs once that commits."""
+    from league.services import placement  # (placement builds on this module)
+
+    placing = MatchSeries.objects.filter(pk=series_id).values_list("placing_version_id", "game").first()
+    if placing is None or placing[0] is None:
+        return
+    version_id, game = placing
+    if placement.placement_finished(version_id):
+        transaction.on_commit(lambda: placement.after_placement(game))
+
+
+def _requeue_unplayed(series: ClaimedSeries, match_ids: list[int]) -> None:
+    """(In the recording transaction.) A fault ended the series: its unplayed games get a new series of their own, so
+    fresh processes play them; their attempt is not counted against them (the fault was a bot's, not theirs)."""
+    old = MatchSeries.objects.get(pk=series.series_id)
+    fresh = MatchSeries.objects.create(game=old.game, placing_version_id=old.placing_version_id)
+    moved = Match.objects.filter(pk__in=match_ids, status=Match.Status.RUNNING, claim_token=series.claim_token).update(
+        series=fresh,
+        status=Match.Status.QUEUED,
+        claim_token="",
+        lease_until=None,
+        claimed_at=None,
+        enqueued_at=timezone.now(),
+        attempts=F("attempts") - 1,
+    )
+    if moved:
+        outbox.enqueue(outbox.RUN_MATCH_TASK, min(match_ids))
+        log.info("series %s: a fault ended it; %d games rescheduled as series %s", old.pk, moved, fresh.pk)

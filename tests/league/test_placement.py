@@ -1,0 +1,252 @@
+"""Placement bursts and series, through the services and the database: a validated version's burst (opponents
+spread, seats rotated), series claimed and recorded in one transaction (ratings game by game, reproduced exactly by
+recompute_ratings), a fault rescheduling the rest, placement's lane in the claim order, and the progress the API and
+the bot page show. The games recorded are really played (the built-in players, in process)."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import random
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from bots.results import BotSeat
+from bots.runner import SeriesGame, run_series
+from league.bot_status import bot_status, ordinal
+from league.invariants import check_league
+from league.models import Bot, BotVersion, Match, MatchSeries, Rating, RatingChange
+from league.services.bots import do_create_bot, do_record_validation
+from league.services.ladder import do_schedule_ladder, ladder_config
+from league.services.matches import do_claim_next_match
+from league.services.placement import placement_progress, spread
+from league.services.series import (
+    ClaimedSeries,
+    do_claim_next_series,
+    do_claim_series,
+    do_record_series,
+    fair_series_order,
+)
+
+GAME = "love_letter"
+
+
+def _house(count: int) -> list[Bot]:
+    """``count`` ready bots of the built-in random player (unrated: the leaderboard's order is then by id)."""
+    owner = User.objects.create(username="house")
+    bots = []
+    for n in range(count):
+        bot = Bot.objects.create(owner=owner, game=GAME, name=f"house{n}", is_builtin=True)
+        Rating.objects.create(bot=bot)
+        BotVersion.objects.create(bot=bot, number=1, builtin="random", status=BotVersion.Status.READY)
+        bots.append(bot)
+    return bots
+
+
+def _validated(owner: User, name: str = "newbie") -> BotVersion:
+    bot = do_create_bot(owner, GAME, name, b"print('hi')\n", "bot.py")
+    version = bot.versions.get()
+    do_record_validation(version.pk, True, "ok", "")
+    version.refresh_from_db()
+    return version
+
+
+def _play(claimed: ClaimedSeries, games: int | None = None) -> list:  # type: ignore[type-arg]
+    """Really play the claimed series' games (built-in random players in every seat, in process)."""
+    seats = [BotSeat(label=seat.label, builtin="random") for seat in claimed.seats]
+    specs = [SeriesGame(game.seed) for game in claimed.games[:games]]
+    return run_series(GAME, seats, specs).games
+
+
+def _check_ratings() -> str:
+    out = io.StringIO()
+    call_command("recompute_ratings", "--check", stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def placing(settings, alice, db) -> BotVersion:
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 30, 6
+    settings.LADDER_GAMES = {GAME: {"table_sizes": [2, 3]}}
+    _house(8)
+    return _validated(alice)
+
+
+def test_a_validated_version_gets_a_burst_of_series_spread_over_the_leaderboard(placing: BotVersion) -> None:
+    series = list(MatchSeries.objects.filter(placing_version=placing).order_by("pk"))
+    assert len(series) == 5
+    matches = Match.objects.filter(series__placing_version=placing)
+    assert matches.count() == 30 and set(matches.values_list("kind", "placing").distinct()) == {("placement", True)}
+    assert len(set(matches.values_list("seed", flat=True))) == 30  # no deal twice
+    met, sizes, my_seats = set(), [], []
+    for one in series:
+        tables = {tuple(m.seats.order_by("number").values_list("bot_version_id", flat=True)) for m in one.matches.all()}
+        assert len(tables) == 1, "the same versions in the same seats in every game of a series"
+        (table,) = tables
+        sizes.append(len(table))
+        my_seats.append(table.index(placing.pk))
+        met |= set(table) - {placing.pk}
+    assert sizes == [2, 3, 2, 3, 2]  # the game's ladder table sizes in turn
+    assert my_seats == [0, 0, 1, 1, 0]  # rotated, at each table size in turn
+    board = list(BotVersion.objects.filter(bot__is_builtin=True).order_by("-bot__rating__elo", "bot_id"))
+    assert board[0].pk in met and board[-1].pk in met and len(met) >= 6  # the top, the bottom, most between
+
+
+def test_spread_takes_distinct_strata_and_never_seats_one_bot_twice() -> None:
+    board = list(range(10))
+    picks = [spread(board, 2, index, 5) for index in range(5)]  # type: ignore[arg-type]
+    assert all(len(set(table)) == 2 for table in picks)
+    assert sorted(b for table in picks for b in table) == board
+    assert spread([1, 2], 2, 0, 5) in ([1, 2], [2, 1])  # type: ignore[list-item]
+
+
+def test_a_series_is_recorded_in_one_transaction_and_recompute_reproduces_it(placing: BotVersion) -> None:
+    first = MatchSeries.objects.filter(placing_version=placing).order_by("pk").first()
+    assert first is not None
+    claimed = do_claim_series(first.pk, "w")
+    assert claimed is not None and len(claimed.games) == 6
+    assert do_claim_series(first.pk, "other") is None  # held
+    results = _play(claimed)
+    with CaptureQueriesContext(connection) as queries:
+        recorded = do_record_series(claimed, results)
+    assert recorded == [game.match_id for game in claimed.games]
+    transactions = [q["sql"] for q in queries.captured_queries if q["sql"].upper().startswith(("BEGIN", "SAVEPOINT"))]
+    assert len(transactions) <= 1
+    changes = list(RatingChange.objects.filter(bot=placing.bot).order_by("id"))
+    assert [c.match_id for c in changes] == recorded  # game by game, in order
+    assert all(a.after == b.before for a, b in itertools.pairwise(changes))
+    assert "differ" not in _check_ratings().lower() and check_league().ok
+    assert do_record_series(claimed, results) == []  # exactly once
+
+
+def test_a_fault_ends_the_series_and_its_other_games_are_rescheduled_on_fresh_processes(
+    placing: BotVersion,
+) -> None:
+    first = MatchSeries.objects.filter(placing_version=placing).order_by("pk").first()
+    assert first is not None
+    claimed = do_claim_series(first.pk, "w")
+    assert claimed is not None
+    results = _play(claimed, games=2)
+    unplayed = [game.match_id for game in claimed.games[2:]]
+    assert len(do_record_series(claimed, results, unplayed)) == 2
+    moved = Match.objects.filter(pk__in=unplayed)
+    assert {m.status for m in moved} == {Match.Status.QUEUED} and {m.attempts for m in moved} == {0}
+    (fresh,) = {m.series_id for m in moved}
+    assert fresh != first.pk and MatchSeries.objects.get(pk=fresh).placing_version_id == placing.pk
+    again = do_claim_series(fresh, "w2")
+    assert again is not None and [g.match_id for g in again.games] == unplayed
+    progress = placement_progress(placing.bot)
+    assert progress is not None and (progress.played, progress.planned) == (2, 30)
+
+
+def test_placement_goes_first_with_owners_taking_turns_and_single_claims_leave_series_alone(
+    settings, alice, bob, db
+) -> None:
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
+    _house(3)
+    a1, a2 = _validated(alice, "a1"), _validated(alice, "a2")
+    b1 = _validated(bob, "b1")
+    owners = {s.pk: s.placing_version.bot.owner.username for s in MatchSeries.objects.select_related()}
+    order = fair_series_order(timezone.now(), 10)
+    assert [owners[s] for s in order][:4] == ["alice", "bob", "alice", "bob"]
+    assert {a1.pk, a2.pk, b1.pk} == set(MatchSeries.objects.values_list("placing_version_id", flat=True))
+    assert do_claim_next_match("w") is None  # every queued game is in a series
+    claimed = do_claim_next_series("w")
+    assert claimed is not None and claimed.series_id == order[0]
+
+
+def test_placement_progress_in_the_api_and_on_the_status_banner(placing: BotVersion, anon_api: APIClient) -> None:
+    bot = placing.bot
+    for one in MatchSeries.objects.filter(placing_version=placing).order_by("pk")[:2]:
+        claimed = do_claim_series(one.pk, "w")
+        assert claimed is not None
+        do_record_series(claimed, _play(claimed))
+    progress = placement_progress(bot)
+    assert progress is not None and (progress.played, progress.planned) == (12, 30)
+    assert progress.rank is not None and 1 <= progress.rank <= 9
+    data = anon_api.get(f"/api/bots/{bot.pk}/").json()
+    assert data["placement"] == {"version": 1, "played": 12, "planned": 30, "rank": progress.rank}
+    status = bot_status(bot, list(bot.versions.all()), progress)
+    assert status.state == "placing" and not status.settled
+    assert status.title == "Placing v1: 12 of 30 games"
+    assert status.detail == f"Rank so far {ordinal(progress.rank)}."
+    page = anon_api.get(f"/bots/{bot.pk}/status/")
+    assert page.status_code == 200 and "Placing v1: 12 of 30 games." in page.content.decode()
+    house = Bot.objects.filter(is_builtin=True).first()
+    assert house is not None and anon_api.get(f"/api/bots/{house.pk}/").json()["placement"] is None
+
+
+def test_ordinals() -> None:
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+        "111th",
+    ]
+
+
+def test_after_placement_runs_once_when_the_last_game_of_the_burst_commits(
+    placing: BotVersion, django_capture_on_commit_callbacks
+) -> None:
+    series = list(MatchSeries.objects.filter(placing_version=placing).order_by("pk"))
+    hooks = []
+    for index, one in enumerate(series):
+        claimed = do_claim_series(one.pk, "w")
+        assert claimed is not None
+        with django_capture_on_commit_callbacks() as callbacks:
+            do_record_series(claimed, _play(claimed))
+        names = [getattr(callback, "__qualname__", "") for callback in callbacks]
+        hooks.append(sum("_after_placement_if_over" in name for name in names))
+        assert placement_progress(placing.bot).done is (index == len(series) - 1)  # type: ignore[union-attr]
+    assert hooks == [0, 0, 0, 0, 1]
+    assert bot_status(placing.bot, list(placing.bot.versions.all()), placement_progress(placing.bot)).state == "ready"
+
+
+def test_a_bot_off_the_ladder_gets_no_burst(settings, alice, db) -> None:
+    settings.PLACEMENT_GAMES = 30
+    _house(3)
+    bot = do_create_bot(alice, GAME, "off", b"print('hi')\n", "bot.py")
+    Bot.objects.filter(pk=bot.pk).update(is_active=False)
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
+    assert not MatchSeries.objects.exists() and placement_progress(bot) is None
+
+
+def test_a_ladder_with_series_queues_tables_of_several_games_and_counts_each_table_once(settings, db) -> None:
+    settings.LADDER_GAMES = {GAME: {"series": 3, "table_sizes": [2], "max_in_flight": 1}}
+    settings.LADDER_QUEUE_DEPTH, settings.LADDER_WORKER_CAPACITY = 2, 10
+    _house(4)
+    first = do_schedule_ladder(random.Random(1), games=[GAME])
+    assert len(first) == 2 and MatchSeries.objects.count() == 2 and Match.objects.count() == 6
+    assert do_schedule_ladder(random.Random(2), games=[GAME]) == []  # the queue holds 2 tables: full
+    for one in MatchSeries.objects.order_by("pk"):
+        assert len(set(one.matches.values_list("seed", flat=True))) == 3
+        claimed = do_claim_series(one.pk, "w")
+        assert claimed is not None
+        do_record_series(claimed, _play(claimed))
+    assert Match.objects.filter(status=Match.Status.FINISHED, kind="ladder").count() == 6
+    assert RatingChange.objects.count() == 12 and check_league().ok
+    assert "differ" not in _check_ratings().lower()
+    assert len(do_schedule_ladder(random.Random(3), games=[GAME])) == 2
+
+
+def test_the_ladder_series_setting_is_checked(settings) -> None:
+    from django.core.exceptions import ImproperlyConfigured
+
+    settings.LADDER_GAMES = {GAME: {"series": 0}}
+    with pytest.raises(ImproperlyConfigured):
+        ladder_config(GAME)
+    settings.LADDER_GAMES = {GAME: {"series": 4}}
+    assert ladder_config(GAME).series == 4
