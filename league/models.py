@@ -458,3 +458,6 @@ class Challenge(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("challenge", args=[self.pk])
+
+
+from league.table_models import Table as Table  # noqa: E402  (its own module; one app, one set of migrations)

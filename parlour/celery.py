@@ -13,6 +13,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 app = Celery("parlour")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["workers"], related_name="tasks")
+app.autodiscover_tasks(["workers"], related_name="tables")  # parlour.play_table (people's tables)
 
 
 @app.on_after_configure.connect
