@@ -37,7 +37,7 @@ class DatabaseSeat:
     def __init__(self, table_id: int, clock: int) -> None:
         self.table_id, self.clock = table_id, clock
 
-    def wait(self, seat: int, move_index: int, legal: list[Action]) -> Action | None:
+    def wait(self, seat: int, move_index: int, obs: dict[str, Any], legal: list[Action]) -> Action | None:
         tables.do_await_person(self.table_id, move_index, self.clock)
         # A little grace past the clock shown: an action sent in its last instant is still in flight.
         deadline = time.monotonic() + self.clock + 1

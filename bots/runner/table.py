@@ -27,8 +27,9 @@ __all__ = ["Outside", "TableMatch", "play_table"]
 class Outside(Protocol):
     """Where the outside seats' actions come from, and where the moves go as they are made."""
 
-    def wait(self, seat: int, move_index: int, legal: list[Action]) -> Action | None:
-        """Block until ``seat``'s action for the decision at ``move_index``; None when its clock ran out."""
+    def wait(self, seat: int, move_index: int, obs: dict[str, Any], legal: list[Action]) -> Action | None:
+        """Block until ``seat``'s action for the decision at ``move_index`` (its observation and legal actions);
+        None when its clock ran out."""
 
     def moved(self, moves: list[dict[str, Any]]) -> None:
         """Called after every decision with the replay's moves so far (the same list, grown)."""
@@ -58,11 +59,11 @@ class TableMatch(Match):
 
     def _outside_move(self, seat: int) -> None:
         move_index = len(self.moves)
-        legal = self.state.legal_actions()
+        obs, legal = self.state.observation(seat), self.state.legal_actions()
         # The bots rest (throttled) while the person thinks: nobody is charged for it.
         self.pipes.throttle_rested()
         began = time.monotonic()
-        action = self.source.wait(seat, move_index, legal)
+        action = self.source.wait(seat, move_index, obs, legal)
         ms = (time.monotonic() - began) * 1000
         if action is None:
             self._fault_seat(seat, Fault(FaultCause.TIMEOUT, "the person's clock ran out", move_index))
