@@ -40,6 +40,7 @@ from league.queries import (
 )
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
+from league.services.tables import people_record
 from league.services.tokens import do_create_token, do_revoke_token
 from league.time_ago import time_ago
 
@@ -198,6 +199,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
         "status": bot_status(bot, versions),
+        "people": people_record(bot),
     }
     response = render(request, "league/bot.html", context)
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr

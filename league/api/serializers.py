@@ -13,6 +13,7 @@ from games.registry import GAMES, builtin_players
 from league import disclosure, ratings, visibility
 from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat, game_choices
 from league.queries import BoardRow, HeadToHead, fault_counts
+from league.services.tables import people_record
 
 
 def game_json(game_id: str) -> dict[str, Any]:
@@ -162,12 +163,24 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
         ]
 
 
+class PeopleSerializer(serializers.Serializer[dict[str, int]]):
+    beaten = serializers.IntegerField()
+    played = serializers.IntegerField()
+
+
 class BotDetailSerializer(BotSerializer):
     versions = BotVersionSerializer(many=True, read_only=True)
     faults = serializers.SerializerMethodField()
+    people = serializers.SerializerMethodField()
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "faults", "versions"]
+        fields = [*BotSerializer.Meta.fields, "faults", "versions", "people"]
+
+    @extend_schema_field(PeopleSerializer)
+    def get_people(self, bot: Bot) -> dict[str, int]:
+        """People's games against the bot (unrated): "people beaten: beaten of played"."""
+        record = people_record(bot)
+        return {"beaten": record.beaten, "played": record.played}
 
     def get_faults(self, bot: Bot) -> list[dict[str, Any]]:
         """The bot's faults in finished matches by cause, most frequent first."""

@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -26,12 +26,13 @@ from django.utils import timezone
 from bots.results import MatchResult
 from games.base import IllegalAction, State, is_int
 from games.registry import GAMES, UnknownGame, get_game
+from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
 
-MAX_ACTION_BYTES = 4096  # an action of any game is a small JSON object
+Person = AbstractBaseUser | AnonymousUser  # who asks: signed in or not
 LIVE_SHOWN = 50
 
 
@@ -61,7 +62,7 @@ def opponent_choices(game_id: str) -> list[Bot]:
     return ranked + [bot for bot in house if bot not in ranked]
 
 
-def do_create_table(person: AbstractBaseUser, game_id: object, players: object, bot_ids: object = None) -> Table:
+def do_create_table(person: Person, game_id: object, players: object, bot_ids: object = None) -> Table:
     """A queued table for ``person`` at a random seat and the bots ``bot_ids`` (their newest ready versions) in the
     other seats, in that order; no bots named: the top of the leaderboard, then built-ins. Enqueued on commit."""
     if not person.is_authenticated:
@@ -204,10 +205,12 @@ def do_fail_table(table_id: int, error: str) -> None:
 # ----- the person's side ------------------------------------------------------------------------------------------
 
 
-def get_table(table_id: int) -> Table:
-    table = Table.objects.filter(pk=table_id).first()
+def get_table(table_id: object) -> Table:
+    """The table, or a 404 for an unknown id (anything not an id included)."""
+    number = parse_id(table_id)
+    table = Table.objects.filter(pk=number).first() if number is not None else None
     if table is None:
-        raise ServiceError(f"no table {table_id}", code=ErrorCode.NOT_FOUND, status=404)
+        raise ServiceError(f"no table {str(table_id)[:30]}", code=ErrorCode.NOT_FOUND, status=404)
     return table
 
 
@@ -221,7 +224,7 @@ def _state(table: Table) -> tuple[State, list[str]]:
     return state, narration
 
 
-def do_act(person: AbstractBaseUser, table_id: int, move_index: object, action: object) -> None:
+def do_act(person: Person, table_id: object, move_index: object, action: object) -> None:
     """Send the person's action for the decision at ``move_index`` (the move count they saw: a stale page is told so
     instead of playing a move it did not mean). Checked against the engine before the worker sees it."""
     table = get_table(table_id)
@@ -268,7 +271,7 @@ def queue_position(table: Table) -> Queue:
     return Queue(ahead=ahead, running=running)
 
 
-def table_view(table: Table, viewer: AbstractBaseUser | None) -> dict[str, Any]:
+def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
     """What ``viewer`` may see of ``table`` now: the person at it their seat's observation and legal actions,
     anyone else the public view. Both: the seats, the narration, the status and, once over, the result."""
     person = viewer is not None and viewer.is_authenticated and viewer.pk == table.owner_id
@@ -331,7 +334,7 @@ def live_tables() -> QuerySet[Table]:
     )
 
 
-def tables_of(person: AbstractBaseUser) -> QuerySet[Table]:
+def tables_of(person: Person) -> QuerySet[Table]:
     return Table.objects.filter(owner_id=person.pk).order_by("-created")[:50]
 
 
