@@ -37,8 +37,8 @@ class TableActSerializer(serializers.Serializer[dict[str, Any]]):
     action = serializers.DictField(help_text="One of the legal actions (templates filled in).")
 
 
-class SeatSerializer(serializers.Serializer[dict[str, Any]]):
-    kind = serializers.ChoiceField(choices=["person", "bot", "builtin"])
+class TableSeatSerializer(serializers.Serializer[dict[str, Any]]):
+    kind = serializers.CharField(help_text="person, bot or builtin")
     label = serializers.CharField()  # type: ignore[assignment]  # a field named like Field.label
     bot_id = serializers.IntegerField(allow_null=True)
 
@@ -46,14 +46,14 @@ class SeatSerializer(serializers.Serializer[dict[str, Any]]):
 class TableSerializer(serializers.Serializer[Table]):
     id = serializers.IntegerField()
     game = serializers.CharField()
-    status = serializers.ChoiceField(choices=Table.Status.choices)
+    status = serializers.CharField(help_text="queued, running, finished or failed")
     players = serializers.IntegerField()
-    seats = SeatSerializer(many=True)
+    seats = TableSeatSerializer(many=True)
     person_seat = serializers.IntegerField()
     move_count = serializers.IntegerField()
     to_move = serializers.IntegerField(allow_null=True)
     narration = serializers.ListField(child=serializers.CharField())
-    role = serializers.ChoiceField(choices=["person", "spectator"])
+    role = serializers.CharField(help_text="person (you play this table) or spectator")
     clock_seconds = serializers.IntegerField()
     clock_left = serializers.FloatField(allow_null=True)
     observation = serializers.DictField(required=False, help_text="The person's seat only.")
@@ -80,6 +80,13 @@ class TableSerializer(serializers.Serializer[Table]):
     act=extend_schema(
         summary="Play your action at a table",
         parameters=[ID],
+        examples=[
+            OpenApiExample(
+                "A Love Letter guard",
+                value={"move": 4, "action": {"card": 1, "target": 1, "guess": 5}},
+                request_only=True,
+            )
+        ],
         request={"application/json": TableActSerializer},
         responses={202: TableSerializer, **errors(400, 401, 403, 404, 409)},
     ),

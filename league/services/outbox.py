@@ -10,6 +10,7 @@ from django.db import transaction
 RUN_MATCH_TASK = "parlour.run_match"
 VALIDATE_VERSION_TASK = "parlour.validate_version"
 ADVANCE_TOURNAMENT_TASK = "parlour.advance_tournament"
+PLAY_TABLE_TASK = "parlour.play_table"
 
 
 def enqueue(task_name: str, object_id: int) -> None:

@@ -29,6 +29,7 @@ from games.registry import GAMES, UnknownGame, get_game
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard
+from league.services import outbox
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
 
@@ -121,14 +122,8 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
             clock_seconds=clock_seconds(game_id),
         )
         table.bots.set({bot.pk for bot in bots})
-        transaction.on_commit(lambda: _enqueue(table.pk))
+        outbox.enqueue(outbox.PLAY_TABLE_TASK, table.pk)
     return table
-
-
-def _enqueue(table_id: int) -> None:
-    from workers.tables import play_table  # the task module imports the services: not at import time
-
-    play_table.delay(table_id)
 
 
 # ----- the worker's side ------------------------------------------------------------------------------------------
