@@ -15,7 +15,10 @@ const turnBox = root.querySelector("[data-turn]");
 const clockBox = root.querySelector("[data-clock]");
 const resultBox = root.querySelector("[data-result]");
 const statusBadge = document.querySelector("[data-table-status]");
-const state = { view: null, sentAt: null, sentMove: null, clockUntil: null, latencies: [] };
+// The latencies survive the reload that brings the replay at the end (this tab only).
+const latencyKey = `parlour-table-${config.id}-latencies`;
+const stored = JSON.parse(sessionStorage.getItem(latencyKey) || "[]");
+const state = { view: null, sentAt: null, sentMove: null, clockUntil: null, latencies: Array.isArray(stored) ? stored : [] };
 window.parlourTable = state;
 
 let renderer = generic;
@@ -97,8 +100,12 @@ async function send(view, action, button) {
 }
 
 function drawActions(view) {
-  actionsBox.replaceChildren();
   const legal = view.legal_actions || [];
+  // The same decision pushed again (its clock started): keep the buttons, do not redraw them under the pointer.
+  const key = `${view.move_count}:${JSON.stringify(legal)}`;
+  if (actionsBox.dataset.key === key) return;
+  actionsBox.dataset.key = key;
+  actionsBox.replaceChildren();
   if (!legal.length) return;
   const concrete = legal.filter((a) => !hasBlank(a));
   const templates = legal.filter(hasBlank);
@@ -181,6 +188,7 @@ function show(view) {
   if (state.sentAt !== null && view.move_count > state.sentMove && (root.dataset.turn === "mine" || view.status !== "running")) {
     state.latencies.push(Math.round(performance.now() - state.sentAt));
     state.sentAt = null;
+    sessionStorage.setItem(latencyKey, JSON.stringify(state.latencies));
   }
   root.dataset.ready = "1";
   if (previous && previous.status !== "finished" && view.status === "finished" && !document.querySelector("[data-parlour-viewer]")) {
