@@ -104,7 +104,8 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
         "act": f"/api/tables/{table.pk}/act/",
         "view": view,
     }
-    context = {"table": table, "game": GAMES[table.game], "config": config, "view": view}
+    bots = [seat for seat in table.seats if seat["kind"] != "person"]
+    context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
     return render(request, "league/table.html", context)
 
 

@@ -162,7 +162,9 @@ function drawResult(view) {
   resultBox.replaceChildren(
     h("h2", null, view.role === "person" ? headline : `The person finished ${ordinal(person.rank)} of ${view.players}.`),
     h("table", { class: "seats-table" }, h("thead", null, h("tr", null, h("th", null, "Seat"), h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, "Score"), h("th", null, ""))), h("tbody", null, rows)),
-    h("p", null, "The whole game, every hand revealed, is in the replay below", document.querySelector("[data-parlour-viewer]") ? "." : ": ", document.querySelector("[data-parlour-viewer]") ? null : h("a", { href: location.pathname, "data-replay-link": "" }, "reload to see it"), "."),
+    document.querySelector("[data-parlour-viewer]")
+      ? h("p", null, "The whole game, every hand revealed, is in the replay below.")
+      : h("p", null, "The replay, every hand revealed, follows in a moment (or ", h("a", { href: location.pathname }, "reload"), ")."),
   );
   resultBox.hidden = false;
 }
