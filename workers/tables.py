@@ -57,12 +57,20 @@ def _time_limit() -> int:
     return 4 * 3600
 
 
-@shared_task(name="parlour.play_table", bind=True, time_limit=_time_limit(), soft_time_limit=_time_limit() - 60)
+# max_retries None: a queued table waits for a place as long as it takes (retry(max_retries=None) alone would fall
+# back to Celery's default of 3).
+@shared_task(
+    name="parlour.play_table",
+    bind=True,
+    max_retries=None,
+    time_limit=_time_limit(),
+    soft_time_limit=_time_limit() - 60,
+)
 def play_table(self: AnyTask, table_id: int) -> None:
     try:
         table = tables.do_claim_table(table_id)
     except tables.TablesFull:
-        raise self.retry(countdown=TABLE_WAIT_SECONDS, max_retries=None) from None
+        raise self.retry(countdown=TABLE_WAIT_SECONDS) from None
     if table is None:
         log.info("table %s: nothing to do (another worker has it, or it is over)", table_id)
         return
