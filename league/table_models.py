@@ -52,6 +52,9 @@ class Table(models.Model):
     pending_index = models.PositiveIntegerField(null=True, blank=True)
     clock_seconds = models.PositiveIntegerField()
     deadline = models.DateTimeField(null=True, blank=True, help_text="When the person's current decision's clock ends.")
+    # The playing worker renews this while it plays (MATCH_STALE_SECONDS ahead); a running table whose lease ran out
+    # lost its worker, and is failed so that it does not hold one of the HUMAN_TABLES_MAX places forever.
+    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
     result = models.JSONField(default=dict, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)
     error = models.TextField(blank=True)

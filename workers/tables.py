@@ -29,6 +29,7 @@ from workers.tasks import INFRASTRUCTURE_ERRORS, AnyTask
 log = logging.getLogger(__name__)
 POLL_SECONDS = 0.05  # the person's action is seen this long after the API stored it, at worst
 TABLE_WAIT_SECONDS = 2  # a table waiting for a free place is tried again this often
+RENEW_SECONDS = 10.0  # the lease (MATCH_STALE_SECONDS) is renewed this often while the person thinks
 
 
 class DatabaseSeat:
@@ -41,10 +42,14 @@ class DatabaseSeat:
         tables.do_await_person(self.table_id, move_index, self.clock)
         # A little grace past the clock shown: an action sent in its last instant is still in flight.
         deadline = time.monotonic() + self.clock + 1
+        renew_at = time.monotonic() + RENEW_SECONDS
         while time.monotonic() < deadline:
             action = tables.take_action(self.table_id, move_index)
             if action is not None:
                 return action
+            if time.monotonic() > renew_at:
+                tables.do_renew_table(self.table_id)
+                renew_at = time.monotonic() + RENEW_SECONDS
             time.sleep(POLL_SECONDS)
         return None
 

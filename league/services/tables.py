@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from bots.results import MatchResult
 from games.base import IllegalAction, State, is_int
-from games.registry import GAMES, UnknownGame, get_game
+from games.registry import GAMES, get_game
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard
@@ -73,6 +73,7 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
     game = get_game(game_id)
     if not is_int(players) or not game.min_players <= players <= game.max_players:
         raise ServiceError(f"{game.title} is played by {game.min_players} to {game.max_players} players")
+    do_fail_stale_tables()
     if Table.objects.filter(owner_id=person.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]).exists():
         raise ServiceError(
             "you already have a game in progress: finish it first", code=ErrorCode.TABLE_IN_PROGRESS, status=409
@@ -131,18 +132,43 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
 
 def do_claim_table(table_id: int) -> Table | None:
     """Start a queued table if fewer than HUMAN_TABLES_MAX run; None if it is not queued (another worker has it, or
-    it is over) — and ``TablesFull`` when it must wait for a place."""
+    it is over). Raises ``TablesFull`` when it must wait for a place."""
+    do_fail_stale_tables()
     with transaction.atomic():
-        running = Table.objects.select_for_update().filter(status=Table.Status.RUNNING).count()
-        if running >= settings.HUMAN_TABLES_MAX:
-            if Table.objects.filter(pk=table_id, status=Table.Status.QUEUED).exists():
-                raise TablesFull(table_id)
-            return None
-        now = timezone.now()
-        claimed = Table.objects.filter(pk=table_id, status=Table.Status.QUEUED).update(
-            status=Table.Status.RUNNING, started_at=now
+        # Every claimer locks the same rows (the queued and running tables, in id order), so two claims are serialised
+        # and cannot both take the last place (on PostgreSQL; SQLite serialises writes anyway).
+        rows = list(
+            Table.objects.select_for_update()
+            .filter(status__in=[Table.Status.QUEUED, Table.Status.RUNNING])
+            .order_by("pk")
+            .values_list("pk", "status")
         )
-    return Table.objects.get(pk=table_id) if claimed == 1 else None
+        if (table_id, Table.Status.QUEUED) not in rows:
+            return None
+        if sum(1 for _pk, status in rows if status == Table.Status.RUNNING) >= settings.HUMAN_TABLES_MAX:
+            raise TablesFull(table_id)
+        now = timezone.now()
+        Table.objects.filter(pk=table_id).update(status=Table.Status.RUNNING, started_at=now, lease_until=_lease(now))
+    return Table.objects.get(pk=table_id)
+
+
+def _lease(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.MATCH_STALE_SECONDS)
+
+
+def do_renew_table(table_id: int) -> None:
+    """The worker still plays it (called as it plays and while it waits for the person)."""
+    Table.objects.filter(pk=table_id, status=Table.Status.RUNNING).update(lease_until=_lease(timezone.now()))
+
+
+def do_fail_stale_tables() -> int:
+    """Fail the running tables whose worker stopped renewing its lease (it died): they would hold a place forever."""
+    return Table.objects.filter(status=Table.Status.RUNNING, lease_until__lt=timezone.now()).update(
+        status=Table.Status.FAILED,
+        finished_at=timezone.now(),
+        error="the worker playing it stopped",
+        deadline=None,
+    )
 
 
 class TablesFull(Exception):
@@ -152,7 +178,8 @@ class TablesFull(Exception):
 def do_record_moves(table_id: int, moves: list[dict[str, Any]]) -> None:
     """The moves so far, as the runner has them (seat, action, auto: no timings, no bots' notes)."""
     kept = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in moves]
-    Table.objects.filter(pk=table_id).update(moves=kept, move_count=len(kept), deadline=None)
+    now = timezone.now()
+    Table.objects.filter(pk=table_id).update(moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now))
 
 
 def do_await_person(table_id: int, move_index: int, clock: int) -> None:
@@ -355,10 +382,3 @@ def people_record(bot: Bot) -> PeopleRecord:
         if min(ranks[i] for i in mine) < ranks[person_seat]:
             beaten += 1
     return PeopleRecord(beaten=beaten, played=played)
-
-
-def check_game(game_id: str) -> None:
-    try:
-        get_game(game_id)
-    except UnknownGame:
-        raise ServiceError(f"no game called {game_id[:40]!r}", code=ErrorCode.UNKNOWN_GAME, status=404) from None

@@ -4,10 +4,12 @@ API's error shape, spectators, the event stream, the records on the bot page ("p
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.test import Client
 from django.test.utils import override_settings
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from league.models import Bot, Table
@@ -227,3 +229,19 @@ def test_play_bots_helper_reaches_the_persons_turn(alice_api: APIClient) -> None
     table = start(Table.objects.get(pk=_table(alice_api, "high_society", 3)["id"]))
     assert state_of(table).to_move() == table.person_seat
     assert play_bots(table).move_count == table.move_count  # nothing pending: nothing moves
+
+
+@override_settings(HUMAN_TABLES_MAX=1)
+def test_a_table_whose_worker_died_is_failed_and_frees_its_place(alice_api: APIClient, bob_api: APIClient) -> None:
+    first = start(Table.objects.get(pk=_table(alice_api)["id"]))
+    second = Table.objects.get(pk=_table(bob_api)["id"])
+    with pytest.raises(tables.TablesFull):
+        tables.do_claim_table(second.pk)
+    tables.do_renew_table(first.pk)
+    first.refresh_from_db()
+    assert first.lease_until is not None and first.lease_until > timezone.now()
+    Table.objects.filter(pk=first.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
+    assert tables.do_claim_table(second.pk) is not None
+    view = alice_api.get(f"/api/tables/{first.pk}/").json()
+    assert view["status"] == "failed" and "the worker playing it stopped" in view["message"]
+    _table(alice_api)  # her failed game no longer counts as one in progress
