@@ -28,7 +28,7 @@ from games.base import IllegalAction, State, is_int
 from games.registry import GAMES, get_game
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
-from league.queries import leaderboard
+from league.queries import leaderboard, not_ranked
 from league.services import outbox
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
@@ -56,11 +56,14 @@ def default_opponents(game_id: str, count: int) -> list[Bot]:
 
 
 def opponent_choices(game_id: str) -> list[Bot]:
-    """Every bot a person may seat: ranked bots first, then the built-in ones."""
+    """The bots a person may seat: ranked bots first, then ready bots not ranked yet, then the built-in ones."""
     do_register_builtin_bots([game_id])
-    ranked = list(leaderboard(game_id)[:50])
+    chosen = list(leaderboard(game_id)[:50])
     house = list(Bot.objects.filter(game=game_id, is_builtin=True).select_related("owner").order_by("id"))
-    return ranked + [bot for bot in house if bot not in ranked]
+    for bot in [*not_ranked(game_id), *house]:
+        if bot not in chosen:
+            chosen.append(bot)
+    return chosen
 
 
 def do_create_table(person: Person, game_id: object, players: object, bot_ids: object = None) -> Table:

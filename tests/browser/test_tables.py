@@ -123,3 +123,43 @@ def test_the_spectator_never_sees_the_persons_hand(open_tab: Callable[..., Tab],
     Table.objects.filter(pk=table.pk).update(clock_seconds=1)
     worker.join(timeout=5)
     spectator.assert_no_errors()
+
+
+def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob, django_db_blocker) -> None:
+    """The same as above against a real uploaded bot (the game's example, in the sandbox): its thinking is in the
+    latency too."""
+    from games.registry import example_dir
+    from league.services.bots import do_create_bot, do_record_validation
+
+    source = (example_dir("love_letter") / "main.py").read_bytes()
+    bot = do_create_bot(bob, "love_letter", "example", source, "main.py")
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
+    person = open_tab().sign_in(alice)
+    person.goto(f"/play/?bot={bot.pk}")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    table = Table.objects.get(owner=alice)
+    assert [s["bot_id"] for s in table.seats if s["kind"] == "bot"] == [bot.pk]
+    worker = _play_in_background(table.pk, django_db_blocker)
+    root = "[data-parlour-table]"
+    rng = random.Random(2)
+    for _ in range(200):
+        person.page.wait_for_selector(
+            f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-status=finished]"
+        )
+        if person.page.get_attribute(root, "data-status") == "finished":
+            break
+        move = person.page.get_attribute(root, "data-move")
+        buttons = person.page.locator(".tb-action:not([disabled])")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        person.page.wait_for_selector(f"{root}:not([data-move='{move}']), {root}:not([data-status=running])")
+    worker.join(timeout=30)
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED, (table.status, table.error)
+    assert table.result["seats"][1 - table.person_seat]["fault"] is None
+    latencies = person.page.evaluate("window.parlourTable.latencies")
+    print(
+        f"\nlove_letter against a sandboxed bot: latency median {statistics.median(latencies):.0f} ms "
+        f"(min {min(latencies)}, max {max(latencies)}, {len(latencies)} moves)"
+    )
+    person.assert_no_errors()

@@ -223,6 +223,11 @@ def test_a_game_page_and_a_bot_page_offer_a_game(alice) -> None:
     bot = do_create_bot(alice, "ten", "tenbot", b"print('hi')\n", "bot.py")
     assert "/play/?game=ten" in Client().get("/games/ten/").content.decode()
     assert f"/play/?bot={bot.pk}" in Client().get(f"/bots/{bot.pk}/").content.decode()
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
+    client = Client()
+    client.force_login(alice)
+    page = client.get(f"/play/?bot={bot.pk}").content.decode()  # ready, not ranked yet: still offered, first
+    assert f'<option value="{bot.pk}" selected>' in page and "Play TEN against bots" in page
 
 
 def test_play_bots_helper_reaches_the_persons_turn(alice_api: APIClient) -> None:
