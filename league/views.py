@@ -40,11 +40,12 @@ from league.queries import (
 )
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
-from league.services.tables import people_record
+from league.services.tables import people_record, tables_of
 from league.services.tokens import do_create_token, do_revoke_token
 from league.time_ago import time_ago
 
 RECENT = 20
+MY_TABLES_SHOWN = 5  # the account page's latest games against the bots; /account/tables/ lists them all
 PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
 HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 
@@ -425,7 +426,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         }
         for bot in bots
     ]
-    context = {"rows": rows, "form": BotUploadForm()}
+    context = {"rows": rows, "form": BotUploadForm(), "tables": list(tables_of(request.user)[:MY_TABLES_SHOWN])}
     return cache_headers.private(render(request, "league/my_bots.html", context))
 
 

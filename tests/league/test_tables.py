@@ -215,6 +215,7 @@ def test_the_pages(alice, alice_api: APIClient) -> None:
     start(table)
     assert f"/tables/{table.pk}/" in Client().get("/live/").content.decode()
     assert f"/tables/{table.pk}/" in client.get("/account/tables/").content.decode()
+    assert f"/tables/{table.pk}/" in client.get("/account/bots/").content.decode()  # the account page
     assert Client().get(f"/tables/{table.pk}/").status_code == 200  # anyone may watch
     assert Client().get("/tables/999999/").status_code == 404
 
