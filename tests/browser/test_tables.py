@@ -17,7 +17,7 @@ import pytest
 
 from games.registry import GAMES, make_player
 from league.models import Table
-from tests.browser.conftest import Tab
+from tests.browser.conftest import PHONE, Tab
 from workers.tables import play_table
 
 LATENCIES: dict[str, float] = {}  # game -> the median ms from a click to the bots' reply drawn (docs/benchmarks.md)
@@ -112,9 +112,13 @@ def test_the_spectator_never_sees_the_persons_hand(open_tab: Callable[..., Tab],
     table = Table.objects.get(owner=alice)
     worker = _play_in_background(table.pk, django_db_blocker)
     person.page.wait_for_selector("[data-parlour-table][data-turn=mine] .tb-action", timeout=20000)
-    spectator = open_tab()
+    person.page.wait_for_selector("[data-clock]:not([hidden])")  # the person's clock is shown, counting down
+    person.shot("table-love_letter-person-turn")
+    spectator = open_tab(PHONE)  # and on a phone, nothing scrolls sideways
     spectator.goto(f"/tables/{table.pk}/")
     spectator.page.wait_for_selector("[data-parlour-table][data-ready='1']")
+    spectator.assert_fits(PHONE["width"])
+    spectator.shot("table-love_letter-spectator-phone")
     assert spectator.page.get_attribute("[data-felt]", "data-perspective") == "spectator"
     assert person.page.get_attribute("[data-felt]", "data-perspective") == str(table.person_seat)
     config = json.loads(spectator.page.text_content("#table-config"))
