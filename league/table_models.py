@@ -55,6 +55,8 @@ class Table(models.Model):
     # The playing worker renews this while it plays (MATCH_STALE_SECONDS ahead); a running table whose lease ran out
     # lost its worker, and is failed so that it does not hold one of the HUMAN_TABLES_MAX places forever.
     lease_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # The person's clock ran out: they forfeited, and the built-in random player plays their seat to the end.
+    forfeited_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(default=dict, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)
     error = models.TextField(blank=True)

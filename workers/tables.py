@@ -51,6 +51,7 @@ class DatabaseSeat:
                 tables.do_renew_table(self.table_id)
                 renew_at = time.monotonic() + RENEW_SECONDS
             time.sleep(POLL_SECONDS)
+        tables.do_forfeit(self.table_id)
         return None
 
     def moved(self, moves: list[dict[str, Any]]) -> None:

@@ -61,6 +61,7 @@ class TableSerializer(serializers.Serializer[Table]):
     public = serializers.DictField(required=False, help_text="Spectators: the public view.")
     queue = serializers.DictField(required=False)
     message = serializers.CharField(required=False)
+    forfeited = serializers.BooleanField(help_text="The person's clock ran out: a random player plays their seat.")
     result = serializers.DictField(required=False)
     replay_url = serializers.CharField(required=False)
 

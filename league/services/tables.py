@@ -35,6 +35,7 @@ from league.services.errors import ErrorCode, ServiceError
 
 Person = AbstractBaseUser | AnonymousUser  # who asks: signed in or not
 LIVE_SHOWN = 50
+FORFEIT_TEXT = "Your clock ran out: you forfeited, and a random player finishes your game."
 
 
 # ----- creating ---------------------------------------------------------------------------------------------------
@@ -191,6 +192,13 @@ def do_await_person(table_id: int, move_index: int, clock: int) -> None:
     Table.objects.filter(pk=table_id, move_count=move_index).update(deadline=deadline)
 
 
+def do_forfeit(table_id: int) -> None:
+    """The person's clock ran out (the worker saw no action in time): no more decisions are asked of them."""
+    Table.objects.filter(pk=table_id, forfeited_at__isnull=True).update(
+        forfeited_at=timezone.now(), deadline=None, pending=None, pending_index=None
+    )
+
+
 def take_action(table_id: int, move_index: int) -> dict[str, Any] | None:
     """The person's action for ``move_index`` if they have sent it (it is cleared: taken once)."""
     row = Table.objects.filter(pk=table_id, pending_index=move_index).values_list("pending", flat=True).first()
@@ -258,6 +266,8 @@ def do_act(person: Person, table_id: object, move_index: object, action: object)
     if table.status != Table.Status.RUNNING:
         what = "has not started yet" if table.status == Table.Status.QUEUED else "is over"
         raise ServiceError(f"this game {what}", code=ErrorCode.NOT_RUNNING, status=409)
+    if table.forfeited_at is not None:
+        raise ServiceError(FORFEIT_TEXT, code=ErrorCode.NOT_RUNNING, status=409)
     if not is_int(move_index) or move_index != table.move_count:
         raise ServiceError(
             f"the game is at move {table.move_count}, not {move_index!s:.20}: reload",
@@ -317,7 +327,7 @@ def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
     }
     if person:
         view["observation"] = state.observation(table.person_seat)
-        your_turn = table.status == Table.Status.RUNNING and to_move == table.person_seat
+        your_turn = table.status == Table.Status.RUNNING and to_move == table.person_seat and not table.forfeited_at
         sent = table.pending_index == table.move_count
         view["legal_actions"] = state.legal_actions() if your_turn and not sent else []
     else:
@@ -328,6 +338,9 @@ def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
         if waiting and table.deadline is not None
         else None
     )
+    view["forfeited"] = table.forfeited_at is not None
+    if table.forfeited_at is not None:
+        view["message"] = FORFEIT_TEXT if person else "The person's clock ran out: a random player finishes the game."
     if table.status == Table.Status.QUEUED:
         queue = queue_position(table)
         view["queue"] = {"ahead": queue.ahead, "running": queue.running, "max": settings.HUMAN_TABLES_MAX}

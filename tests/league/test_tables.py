@@ -251,3 +251,14 @@ def test_a_table_whose_worker_died_is_failed_and_frees_its_place(alice_api: APIC
     view = alice_api.get(f"/api/tables/{first.pk}/").json()
     assert view["status"] == "failed" and "the worker playing it stopped" in view["message"]
     _table(alice_api)  # her failed game no longer counts as one in progress
+
+
+def test_a_person_whose_clock_ran_out_is_asked_nothing_more(alice_api: APIClient, bob_api: APIClient) -> None:
+    table = start(Table.objects.get(pk=_table(alice_api)["id"]))
+    legal = alice_api.get(f"/api/tables/{table.pk}/").json()["legal_actions"]
+    tables.do_forfeit(table.pk)
+    view = alice_api.get(f"/api/tables/{table.pk}/").json()
+    assert view["forfeited"] and view["legal_actions"] == [] and "you forfeited" in view["message"]
+    assert "clock ran out" in bob_api.get(f"/api/tables/{table.pk}/").json()["message"]
+    sent = alice_api.post(f"/api/tables/{table.pk}/act/", {"move": table.move_count, "action": legal[0]}, format="json")
+    _error(sent, 409, "not_running")

@@ -79,4 +79,5 @@ def test_a_silent_person_forfeits_on_the_clock_and_the_next_table_waits_its_turn
     fault = table.result["seats"][table.person_seat]["fault"]
     assert fault["cause"] == "timeout"
     assert table.result["outcome"]["ranks"][table.person_seat] == 2
+    assert table.forfeited_at is not None
     celery_workers.wait_for(lambda: Table.objects.get(pk=second).status != Table.Status.QUEUED, 30, "the second table")

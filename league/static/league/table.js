@@ -140,7 +140,7 @@ function drawStatus(view) {
   if (statusBadge) { statusBadge.textContent = view.status; statusBadge.className = `status ${view.status}`; }
   root.dataset.status = view.status;
   root.dataset.move = String(view.move_count);
-  const mine = view.role === "person" && view.to_move === view.person_seat && view.status === "running";
+  const mine = view.role === "person" && view.to_move === view.person_seat && view.status === "running" && !view.forfeited;
   root.dataset.turn = mine ? "mine" : "theirs";
   if (view.status === "running") {
     turnBox.textContent = view.to_move === null ? "" : mine ? "Your turn." : `Waiting for ${labels(view)[view.to_move]}…`;
