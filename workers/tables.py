@@ -59,8 +59,9 @@ class DatabaseSeat:
 
 
 def _time_limit() -> int:
-    # Every decision could be the person's, at a full clock each: a generous bound, never the ladder's 30 minutes.
-    return 4 * 3600
+    # A person may use most of their clock at every decision (TEN: ~100 decisions of 120 s): a generous bound,
+    # never the ladder's 30 minutes.
+    return 8 * 3600
 
 
 # max_retries None: a queued table waits for a place as long as it takes (retry(max_retries=None) alone would fall

@@ -191,6 +191,12 @@ def test_the_event_stream_pushes_the_viewers_view(alice_api: APIClient, alice) -
     event = next(chunks).decode()
     view = json.loads(event.removeprefix("data: "))
     assert view["role"] == "person" and view["move_count"] == table.move_count
+    # a move: the same stream pushes the new view (the action sent, then the bots' replies)
+    tables.do_act(alice, table.pk, view["move_count"], view["legal_actions"][0])
+    assert json.loads(next(chunks).decode().removeprefix("data: "))["legal_actions"] == []
+    table = play_bots(table)
+    pushed = json.loads(next(chunks).decode().removeprefix("data: "))
+    assert pushed["move_count"] == table.move_count > view["move_count"]
     spectator = Client().get(f"/tables/{table.pk}/events/")
     chunks = iter(spectator.streaming_content)
     next(chunks)
