@@ -553,3 +553,6 @@ class FitSnapshot(models.Model):
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["bot", "id"], name="fitsnapshot_bot")]
+
+
+from league.table_models import Table as Table  # noqa: E402  (its own module; one app, one set of migrations)

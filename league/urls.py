@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from league import views, views_authors, views_tournaments
+from league import views, views_authors, views_tables, views_tournaments
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -27,6 +27,13 @@ urlpatterns = [
     path("tournaments/", views_tournaments.tournament_list, name="tournaments"),
     path("tournaments/<int:pk>/", views_tournaments.tournament_page, name="tournament"),
     path("tournaments/<int:pk>/standings/", views_tournaments.tournament_standings, name="tournament-standings"),
+    path("play/", views_tables.play_page, name="play"),
+    path("live/", views_tables.live_page, name="live"),
+    path("tables/<int:pk>/", views_tables.table_page, name="table"),
+    path("tables/<int:pk>/events/", views_tables.table_events, name="table-events"),
+    path("tables/<int:pk>/frames/", views_tables.table_frames, name="table-frames"),
+    path("tables/<int:pk>/replay.json", views_tables.table_replay, name="table-replay"),
+    path("account/tables/", views_tables.my_tables, name="my-tables"),
     path("account/signup/", views.signup, name="signup"),
     path("account/bots/", views.my_bots, name="my-bots"),
     path("account/tokens/", views.tokens, name="tokens"),

@@ -45,12 +45,15 @@ from league.services import fits
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
 from league.services.placement import placement_progress
+from league.services.tables import people_record, tables_of
 from league.services.tokens import do_create_token, do_revoke_token
 from league.time_ago import time_ago
 
 RECENT = 20
 ACTIVITY_SECONDS = 10  # a playing bot's page asks for its recent matches this often
 BOARD_SECONDS = 10  # a leaderboard page asks for its board this often
+
+MY_TABLES_SHOWN = 5  # the account page's latest games against the bots; /account/tables/ lists them all
 PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
 HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 
@@ -243,6 +246,7 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "version_form": VersionUploadForm() if is_owner else None,
         "game": GAMES[bot.game],
         "status": bot_status(bot, versions, placement_progress(bot)),
+        "people": people_record(bot),
     }
     response = render(request, "league/bot.html", context)
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
@@ -515,7 +519,7 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         }
         for bot in bots
     ]
-    context = {"rows": rows, "form": BotUploadForm()}
+    context = {"rows": rows, "form": BotUploadForm(), "tables": list(tables_of(request.user)[:MY_TABLES_SHOWN])}
     return cache_headers.private(render(request, "league/my_bots.html", context))
 
 

@@ -19,6 +19,8 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["workers"], related_name="tasks")
 liveness.install(app)
 
+app.autodiscover_tasks(["workers"], related_name="tables")  # parlour.play_table (people's tables)
+
 
 @app.on_after_configure.connect
 def _prepare(sender: Celery, **kwargs: object) -> None:

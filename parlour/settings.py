@@ -365,6 +365,27 @@ if MATCH_CHAIN_MAX < 1 or MATCH_CHAIN_SECONDS < 0:
 CHALLENGE_MAX_GAMES = env_int("CHALLENGE_MAX_GAMES", 100)
 CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
 
+# People's tables (docs/tables.md): a logged-in person plays the league's bots in the browser. Each of the person's
+# decisions has HUMAN_TABLE_CLOCK_SECONDS (HUMAN_TABLE_CLOCKS: per game, "ten=60,love_letter=90"); when it runs out
+# the person forfeits. At most HUMAN_TABLES_MAX tables are played at once (each holds a worker for the whole game);
+# more wait, queued, and their pages say so.
+HUMAN_TABLE_CLOCK_SECONDS = env_int("HUMAN_TABLE_CLOCK_SECONDS", 120, minimum=5)
+HUMAN_TABLES_MAX = env_int("HUMAN_TABLES_MAX", 1, minimum=1)
+
+
+def _table_clocks_from_env() -> dict[str, int]:
+    clocks: dict[str, int] = {}
+    for item in env_list("HUMAN_TABLE_CLOCKS", []):
+        game, _, seconds = item.partition("=")
+        game = game.strip()
+        if game not in GAMES or not seconds.strip().isdigit() or int(seconds) < 5:
+            raise ConfigError(f"HUMAN_TABLE_CLOCKS: {item!r} is not <game>=<seconds, at least 5> for a known game")
+        clocks[game] = int(seconds)
+    return clocks
+
+
+HUMAN_TABLE_CLOCKS = _table_clocks_from_env()
+
 # ----- Fair use and retention (docs/security.md) -------------------------------------------------------------
 # Uploads per user, counted from the database (every web process sees the same counts). A user may own at most
 # FAIR_USE_BOTS_PER_USER bots (over all games: 403 beyond) and store at most FAIR_USE_UPLOADS_PER_HOUR versions in any

@@ -36,7 +36,6 @@ from bots.runner import (
 from bots.sandbox import SandboxError
 from games.registry import get_game
 from league import retention
-from league.models import BotVersion
 from league.reasons import public_reason
 from league.services import fits
 from league.services.bots import do_record_validation
@@ -66,7 +65,8 @@ from league.services.series import (
     series_of,
 )
 from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
-from workers import code_cache, faults
+from workers import faults
+from workers.seats import runner_seat as _runner_seat
 
 log = logging.getLogger(__name__)
 # Errors of the database connection itself (not of a query: those are bugs, and retrying them would not help).
@@ -80,22 +80,6 @@ RECORD_TRIES = 4
 TASK_RETRIES = 8
 T = TypeVar("T")
 AnyTask: TypeAlias = "Task[Any, Any]"  # a bound task's ``self`` (celery's Task is generic only to type checkers)
-
-
-def _runner_seat(version_id: int, label: str, builtin: str, archive: Callable[[], bytes] | None = None) -> BotSeat:
-    """The runner's seat for a version: a built-in player, or its code unpacked once per machine
-    (workers/code_cache.py), read-only. ``archive``: the version's archive, when the caller has it at hand."""
-    if builtin:
-        return BotSeat(label=label, builtin=builtin)
-
-    def load() -> bytes:
-        # Only on this machine's first sight of the version: a claim carries no archives.
-        stored = BotVersion.objects.values_list("archive", flat=True).get(pk=version_id)
-        if stored is None:
-            raise ValueError(f"version {version_id} has no archive")  # (a bug: every uploaded version has one)
-        return bytes(stored)
-
-    return BotSeat(label=label, code_dir=code_cache.code_dir_for(version_id, archive or load))
 
 
 class Heartbeat:

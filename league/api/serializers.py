@@ -14,6 +14,7 @@ from league import disclosure, ratings, visibility
 from league.models import ApiToken, Bot, BotVersion, FittedRating, Match, Rating, RatingChange, Seat, game_choices
 from league.queries import BoardRow, HeadToHead, fault_counts
 from league.services.placement import Placement, placement_progress
+from league.services.tables import people_record
 
 
 def game_json(game_id: str) -> dict[str, Any]:
@@ -198,19 +199,31 @@ class PlacementSerializer(serializers.Serializer[Placement]):
     rank = serializers.IntegerField(allow_null=True, help_text="Its leaderboard rank so far; null while unrated.")
 
 
+class PeopleSerializer(serializers.Serializer[dict[str, int]]):
+    beaten = serializers.IntegerField()
+    played = serializers.IntegerField()
+
+
 class BotDetailSerializer(BotSerializer):
     versions = BotVersionSerializer(many=True, read_only=True)
     faults = serializers.SerializerMethodField()
     placement = serializers.SerializerMethodField()
+    people = serializers.SerializerMethodField()
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "faults", "placement", "versions"]
+        fields = [*BotSerializer.Meta.fields, "faults", "placement", "versions", "people"]
 
     @extend_schema_field(PlacementSerializer(allow_null=True))
     def get_placement(self, bot: Bot) -> dict[str, Any] | None:
         """Its newest version's placement: games played of planned and its rank so far; null when it had none."""
         placement = placement_progress(bot)
         return None if placement is None else PlacementSerializer(placement).data
+
+    @extend_schema_field(PeopleSerializer)
+    def get_people(self, bot: Bot) -> dict[str, int]:
+        """People's games against the bot (unrated): "people beaten: beaten of played"."""
+        record = people_record(bot)
+        return {"beaten": record.beaten, "played": record.played}
 
     def get_faults(self, bot: Bot) -> list[dict[str, Any]]:
         """The bot's faults in finished matches by cause, most frequent first."""

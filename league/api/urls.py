@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 from rest_framework.routers import DefaultRouter
 
-from league.api import challenges, errors, tournaments, views
+from league.api import challenges, errors, tables, tournaments, views
 
 router = DefaultRouter()
 router.include_format_suffixes = False  # JSON only (/api/bots.json was /api/bots/ again; 1.5/ read as id 1)
@@ -12,6 +12,7 @@ router.register("bots", views.BotViewSet, basename="api-bot")
 router.register("matches", views.MatchViewSet, basename="api-match")
 router.register("tournaments", tournaments.TournamentViewSet, basename="api-tournament")
 router.register("challenges", challenges.ChallengeViewSet, basename="api-challenge")
+router.register("tables", tables.TableViewSet, basename="api-table")
 router.register("tokens", views.TokenViewSet, basename="api-token")
 
 urlpatterns = [

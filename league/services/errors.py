@@ -49,6 +49,11 @@ class ErrorCode(StrEnum):
     ALREADY_PAUSED = "already_paused"
     NOT_PAUSED = "not_paused"
     ALREADY_FINISHED = "already_finished"
+    # People's tables (docs/tables.md).
+    TABLE_IN_PROGRESS = "table_in_progress"
+    NOT_YOUR_TURN = "not_your_turn"
+    STALE_MOVE = "stale_move"
+    ILLEGAL_ACTION = "illegal_action"
     # A replay that cannot be shown (games.frames.ReplayError's codes).
     BAD_REPLAY = "bad_replay"
     ENGINE_VERSION = "engine_version"

@@ -12,6 +12,8 @@ VALIDATE_VERSION_TASK = "parlour.validate_version"
 ADVANCE_TOURNAMENT_TASK = "parlour.advance_tournament"
 REFIT_RATINGS_TASK = "parlour.refit_ratings"
 
+PLAY_TABLE_TASK = "parlour.play_table"
+
 
 def enqueue(task_name: str, object_id: int | str) -> None:
     # robust: a broker that is down must not undo a committed request; the sweeper sends lost messages again.

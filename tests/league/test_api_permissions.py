@@ -64,6 +64,9 @@ TABLE: dict[tuple[str, str], tuple[set[int], ...]] = {
     ("post", "/api/challenges/"): ANY_USER_WRITE,
     ("get", "/api/challenges/{id}/"): (OK, OK, OK, OK),
     ("get", "/api/me/"): USER_READ,
+    ("post", "/api/tables/"): ANY_USER_WRITE,
+    ("get", "/api/tables/{id}/"): ({404},) * 4,  # no table in this world
+    ("post", "/api/tables/{id}/act/"): (ANON_WRITE, {400, 404}, {400, 404}, {400, 404}),
     ("get", "/api/tokens/"): USER_READ,
     ("post", "/api/tokens/"): ANY_USER_WRITE,
     ("delete", "/api/tokens/{id}/"): (ANON_WRITE, {204}, {404}, {404}),
@@ -139,6 +142,7 @@ def _url(path: str, world: dict[str, Any]) -> str:
         "/api/matches/": world["match"].pk,
         "/api/tournaments/": world["tournament"].pk,
         "/api/tokens/": world["token"].pk,
+        "/api/tables/": 999_999,  # no table in this world
         "/api/challenges/": 999999,
     }
     prefix = next((p for p in ids if path.startswith(p)), "")

@@ -1,0 +1,400 @@
+"""People's tables: a logged-in person plays one game against the league's bots in the browser (docs/tables.md).
+
+The person creates a table (``do_create_table``); the worker task ``parlour.play_table`` claims it
+(``do_claim_table``, at most HUMAN_TABLES_MAX at once), runs the bots sandboxed and, at each of the person's
+decisions, sets the clock (``do_await_person``) and polls for the action the person sends (``do_act`` stores it,
+``take_action`` hands it over). After every decision the worker writes the moves (``do_record_moves``); the pages and
+the API rebuild the state from them through the engine (``seat_view``, ``spectator_view``): the person sees their
+own observation only, a spectator the public view only, both the public narration. Hidden information never
+leaves the server: raw actions are not shown while the game runs. Unrated: ratings never read a table.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from bots.results import MatchResult
+from games.base import IllegalAction, State, is_int
+from games.registry import GAMES, get_game
+from league.ids import parse_id
+from league.models import Bot, BotVersion, Match, Table
+from league.queries import leaderboard, not_ranked
+from league.services import outbox
+from league.services.bots import do_register_builtin_bots
+from league.services.errors import ErrorCode, ServiceError
+
+Person = AbstractBaseUser | AnonymousUser  # who asks: signed in or not
+LIVE_SHOWN = 50
+FORFEIT_TEXT = "Your clock ran out: you forfeited, and a random player finishes your game."
+
+
+# ----- creating ---------------------------------------------------------------------------------------------------
+
+
+def clock_seconds(game_id: str) -> int:
+    clocks: dict[str, int] = settings.HUMAN_TABLE_CLOCKS
+    return clocks.get(game_id, settings.HUMAN_TABLE_CLOCK_SECONDS)
+
+
+def default_opponents(game_id: str, count: int) -> list[Bot]:
+    """The top of the leaderboard (ready bots), then the league's built-in bots, ``count`` in all."""
+    chosen = list(leaderboard(game_id)[:count])
+    if len(chosen) < count:
+        do_register_builtin_bots([game_id])
+        house = Bot.objects.filter(game=game_id, is_builtin=True).exclude(pk__in=[b.pk for b in chosen])
+        chosen += list(house.order_by("id")[: count - len(chosen)])
+    return chosen
+
+
+def opponent_choices(game_id: str) -> list[Bot]:
+    """The bots a person may seat: ranked bots first, then ready bots not ranked yet, then the built-in ones."""
+    do_register_builtin_bots([game_id])
+    chosen = list(leaderboard(game_id)[:50])
+    house = list(Bot.objects.filter(game=game_id, is_builtin=True).select_related("owner").order_by("id"))
+    for bot in [*not_ranked(game_id), *house]:
+        if bot not in chosen:
+            chosen.append(bot)
+    return chosen
+
+
+def do_create_table(person: Person, game_id: object, players: object, bot_ids: object = None) -> Table:
+    """A queued table for ``person`` at a random seat and the bots ``bot_ids`` (their newest ready versions) in the
+    other seats, in that order; no bots named: the top of the leaderboard, then built-ins. Enqueued on commit."""
+    if not person.is_authenticated:
+        raise ServiceError("sign in to play", code=ErrorCode.NOT_AUTHENTICATED, status=401)
+    if not isinstance(game_id, str) or game_id not in GAMES:
+        raise ServiceError(f"no game called {str(game_id)[:40]!r}", code=ErrorCode.UNKNOWN_GAME, status=404)
+    game = get_game(game_id)
+    if not is_int(players) or not game.min_players <= players <= game.max_players:
+        raise ServiceError(f"{game.title} is played by {game.min_players} to {game.max_players} players")
+    do_fail_stale_tables()
+    if Table.objects.filter(owner_id=person.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]).exists():
+        raise ServiceError(
+            "you already have a game in progress: finish it first", code=ErrorCode.TABLE_IN_PROGRESS, status=409
+        )
+    if bot_ids is None or bot_ids == []:
+        bots = default_opponents(game_id, players - 1)
+    else:
+        if not isinstance(bot_ids, list) or not all(is_int(b) for b in bot_ids):
+            raise ServiceError("bots must be a list of bot ids (whole numbers)")
+        if len(bot_ids) != players - 1:
+            raise ServiceError(f"a table of {players} seats takes {players - 1} bots besides you, not {len(bot_ids)}")
+        found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
+        bots = []
+        for bot_id in bot_ids:
+            bot = found.get(bot_id)
+            if bot is None:
+                raise ServiceError(f"no bot {bot_id}", code=ErrorCode.UNKNOWN_BOT, status=404)
+            if bot.game != game_id:
+                raise ServiceError(f"{bot} plays {GAMES[bot.game].title}, not {game.title}", code=ErrorCode.WRONG_GAME)
+            bots.append(bot)
+    versions: list[BotVersion] = []
+    for bot in bots:
+        version = bot.current_version()
+        if version is None:
+            raise ServiceError(f"{bot} has no ready version to play", code=ErrorCode.NOT_READY)
+        versions.append(version)
+    seed = secrets.randbits(31)
+    person_seat = random.Random(seed).randrange(players)
+    seats: list[dict[str, Any]] = []
+    others = iter(zip(bots, versions, strict=True))
+    for seat in range(players):
+        if seat == person_seat:
+            seats.append({"kind": "person", "label": person.get_username(), "bot_id": None, "version_id": None})
+            continue
+        bot, version = next(others)
+        kind = "builtin" if version.builtin else "bot"
+        seats.append({"kind": kind, "label": version.label, "bot_id": bot.pk, "version_id": version.pk})
+    with transaction.atomic():
+        table = Table.objects.create(
+            owner_id=person.pk,
+            game=game_id,
+            players=players,
+            seed=seed,
+            engine_version=game.version,
+            seats=seats,
+            person_seat=person_seat,
+            clock_seconds=clock_seconds(game_id),
+        )
+        table.bots.set({bot.pk for bot in bots})
+        outbox.enqueue(outbox.PLAY_TABLE_TASK, table.pk)
+    return table
+
+
+# ----- the worker's side ------------------------------------------------------------------------------------------
+
+
+def do_claim_table(table_id: int) -> Table | None:
+    """Start a queued table if fewer than HUMAN_TABLES_MAX run; None if it is not queued (another worker has it, or
+    it is over). Raises ``TablesFull`` when it must wait for a place."""
+    do_fail_stale_tables()
+    with transaction.atomic():
+        # Every claimer locks the same rows (the queued and running tables, in id order), so two claims are serialised
+        # and cannot both take the last place (on PostgreSQL; SQLite serialises writes anyway).
+        rows = list(
+            Table.objects.select_for_update()
+            .filter(status__in=[Table.Status.QUEUED, Table.Status.RUNNING])
+            .order_by("pk")
+            .values_list("pk", "status")
+        )
+        if (table_id, Table.Status.QUEUED) not in rows:
+            return None
+        if sum(1 for _pk, status in rows if status == Table.Status.RUNNING) >= settings.HUMAN_TABLES_MAX:
+            raise TablesFull(table_id)
+        now = timezone.now()
+        Table.objects.filter(pk=table_id).update(status=Table.Status.RUNNING, started_at=now, lease_until=_lease(now))
+    return Table.objects.get(pk=table_id)
+
+
+def _lease(now: datetime) -> datetime:
+    return now + timedelta(seconds=settings.MATCH_STALE_SECONDS)
+
+
+def do_renew_table(table_id: int) -> None:
+    """The worker still plays it (called as it plays and while it waits for the person)."""
+    Table.objects.filter(pk=table_id, status=Table.Status.RUNNING).update(lease_until=_lease(timezone.now()))
+
+
+def do_fail_stale_tables() -> int:
+    """Fail the running tables whose worker stopped renewing its lease (it died): they would hold a place forever."""
+    return Table.objects.filter(status=Table.Status.RUNNING, lease_until__lt=timezone.now()).update(
+        status=Table.Status.FAILED,
+        finished_at=timezone.now(),
+        error="the worker playing it stopped",
+        deadline=None,
+    )
+
+
+class TablesFull(Exception):
+    """HUMAN_TABLES_MAX tables are running: this one waits (the task is retried shortly)."""
+
+
+def do_record_moves(table_id: int, moves: list[dict[str, Any]]) -> None:
+    """The moves so far, as the runner has them (seat, action, auto: no timings, no bots' notes)."""
+    kept = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in moves]
+    now = timezone.now()
+    Table.objects.filter(pk=table_id).update(moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now))
+
+
+def do_await_person(table_id: int, move_index: int, clock: int) -> None:
+    """Start the person's clock for the decision at ``move_index``."""
+    deadline = timezone.now() + timedelta(seconds=clock)
+    Table.objects.filter(pk=table_id, move_count=move_index).update(deadline=deadline)
+
+
+def do_forfeit(table_id: int) -> None:
+    """The person's clock ran out (the worker saw no action in time): no more decisions are asked of them."""
+    Table.objects.filter(pk=table_id, forfeited_at__isnull=True).update(
+        forfeited_at=timezone.now(), deadline=None, pending=None, pending_index=None
+    )
+
+
+def take_action(table_id: int, move_index: int) -> dict[str, Any] | None:
+    """The person's action for ``move_index`` if they have sent it (it is cleared: taken once)."""
+    row = Table.objects.filter(pk=table_id, pending_index=move_index).values_list("pending", flat=True).first()
+    if row is None:
+        return None
+    Table.objects.filter(pk=table_id, pending_index=move_index).update(pending=None, pending_index=None)
+    action: dict[str, Any] = row
+    return action
+
+
+def do_finish_table(table_id: int, result: MatchResult) -> None:
+    replay = result.replay
+    seats = [
+        {"rank": seat.rank, "score": seat.score, "fault": seat.fault.to_json() if seat.fault else None}
+        for seat in result.seats
+    ]
+    moves = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in replay["moves"]]
+    Table.objects.filter(pk=table_id, status=Table.Status.RUNNING).update(
+        status=Table.Status.FINISHED,
+        finished_at=timezone.now(),
+        result={"outcome": result.outcome.to_json(), "seats": seats},
+        replay_data=Match.pack_replay(replay),
+        moves=moves,
+        move_count=len(moves),
+        deadline=None,
+        pending=None,
+        pending_index=None,
+    )
+
+
+def do_fail_table(table_id: int, error: str) -> None:
+    Table.objects.filter(pk=table_id).exclude(status=Table.Status.FINISHED).update(
+        status=Table.Status.FAILED, finished_at=timezone.now(), error=error[:2000], deadline=None
+    )
+
+
+# ----- the person's side ------------------------------------------------------------------------------------------
+
+
+def get_table(table_id: object) -> Table:
+    """The table, or a 404 for an unknown id (anything not an id included)."""
+    number = parse_id(table_id)
+    table = Table.objects.filter(pk=number).first() if number is not None else None
+    if table is None:
+        raise ServiceError(f"no table {str(table_id)[:30]}", code=ErrorCode.NOT_FOUND, status=404)
+    return table
+
+
+def _state(table: Table) -> tuple[State, list[str]]:
+    """The state after the moves so far, and the public narration of every move."""
+    game = get_game(table.game)
+    state = game.new_state(table.players, table.seed, table.options)
+    narration: list[str] = []
+    for move in table.moves:
+        narration += state.apply(move["action"])
+    return state, narration
+
+
+def do_act(person: Person, table_id: object, move_index: object, action: object) -> None:
+    """Send the person's action for the decision at ``move_index`` (the move count they saw: a stale page is told so
+    instead of playing a move it did not mean). Checked against the engine before the worker sees it."""
+    table = get_table(table_id)
+    if not person.is_authenticated or table.owner_id != person.pk:
+        raise ServiceError("only the person at this table plays at it", code=ErrorCode.FORBIDDEN, status=403)
+    if table.status != Table.Status.RUNNING:
+        what = "has not started yet" if table.status == Table.Status.QUEUED else "is over"
+        raise ServiceError(f"this game {what}", code=ErrorCode.NOT_RUNNING, status=409)
+    if table.forfeited_at is not None:
+        raise ServiceError(FORFEIT_TEXT, code=ErrorCode.NOT_RUNNING, status=409)
+    if not is_int(move_index) or move_index != table.move_count:
+        raise ServiceError(
+            f"the game is at move {table.move_count}, not {move_index!s:.20}: reload",
+            code=ErrorCode.STALE_MOVE,
+            status=409,
+        )
+    if not isinstance(action, dict):
+        raise ServiceError("an action must be a JSON object", code=ErrorCode.ILLEGAL_ACTION)
+    state, _ = _state(table)
+    if state.to_move() != table.person_seat:
+        raise ServiceError("it is not your turn", code=ErrorCode.NOT_YOUR_TURN, status=409)
+    if table.deadline is not None and table.deadline <= timezone.now():
+        raise ServiceError("your clock ran out", code=ErrorCode.NOT_RUNNING, status=409)
+    try:
+        state.apply(action)
+    except IllegalAction as exc:
+        raise ServiceError(exc.reason[:300], code=ErrorCode.ILLEGAL_ACTION) from None
+    except Exception:  # an engine that chokes on a strange action: still the client's bad input
+        raise ServiceError("the game cannot apply this action", code=ErrorCode.ILLEGAL_ACTION) from None
+    sent = Table.objects.filter(
+        pk=table.pk, status=Table.Status.RUNNING, move_count=move_index, pending_index__isnull=True
+    ).update(pending=state.history[-1], pending_index=move_index)
+    if sent != 1:
+        raise ServiceError("an action for this move was already sent", code=ErrorCode.STALE_MOVE, status=409)
+
+
+@dataclass(frozen=True)
+class Queue:
+    ahead: int  # queued tables created before this one
+    running: int
+
+
+def queue_position(table: Table) -> Queue:
+    ahead = Table.objects.filter(status=Table.Status.QUEUED, created__lt=table.created).count()
+    running = Table.objects.filter(status=Table.Status.RUNNING).count()
+    return Queue(ahead=ahead, running=running)
+
+
+def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
+    """What ``viewer`` may see of ``table`` now: the person at it their seat's observation and legal actions,
+    anyone else the public view. Both: the seats, the narration, the status and, once over, the result."""
+    person = viewer is not None and viewer.is_authenticated and viewer.pk == table.owner_id
+    state, narration = _state(table)
+    to_move = state.to_move()
+    view: dict[str, Any] = {
+        "id": table.pk,
+        "game": table.game,
+        "status": table.status,
+        "players": table.players,
+        "seats": [{"kind": s["kind"], "label": s["label"], "bot_id": s["bot_id"]} for s in table.seats],
+        "person_seat": table.person_seat,
+        "move_count": table.move_count,
+        "to_move": to_move,
+        "narration": narration,
+        "role": "person" if person else "spectator",
+        "clock_seconds": table.clock_seconds,
+    }
+    if person:
+        view["observation"] = state.observation(table.person_seat)
+        your_turn = table.status == Table.Status.RUNNING and to_move == table.person_seat and not table.forfeited_at
+        sent = table.pending_index == table.move_count
+        view["legal_actions"] = state.legal_actions() if your_turn and not sent else []
+    else:
+        view["public"] = state.public_view()
+    waiting = table.status == Table.Status.RUNNING and to_move == table.person_seat and table.deadline is not None
+    view["clock_left"] = (
+        max(0.0, round((table.deadline - timezone.now()).total_seconds(), 1))
+        if waiting and table.deadline is not None
+        else None
+    )
+    view["forfeited"] = table.forfeited_at is not None
+    if table.forfeited_at is not None:
+        view["message"] = FORFEIT_TEXT if person else "The person's clock ran out: a random player finishes the game."
+    if table.status == Table.Status.QUEUED:
+        queue = queue_position(table)
+        view["queue"] = {"ahead": queue.ahead, "running": queue.running, "max": settings.HUMAN_TABLES_MAX}
+        view["message"] = (
+            f"Your game is queued: {queue.running} of {settings.HUMAN_TABLES_MAX} tables are in play"
+            f" and {queue.ahead} {'game waits' if queue.ahead == 1 else 'games wait'} ahead of yours."
+            " It starts by itself."
+        )
+    if table.status == Table.Status.FINISHED:
+        view["result"] = table.result
+        view["replay_url"] = f"/tables/{table.pk}/replay/"
+    if table.status == Table.Status.FAILED:
+        view["message"] = "This game could not be played: " + (table.error or "the workers failed")
+    return view
+
+
+def fingerprint(table_id: int) -> tuple[Any, ...] | None:
+    """What changes when a view of the table changes (the event stream's cheap poll)."""
+    row = Table.objects.filter(pk=table_id).values_list("status", "move_count", "pending_index", "deadline").first()
+    return tuple(row) if row is not None else None
+
+
+# ----- listings ---------------------------------------------------------------------------------------------------
+
+
+def live_tables() -> QuerySet[Table]:
+    return (
+        Table.objects.filter(status=Table.Status.RUNNING).select_related("owner").order_by("-started_at")[:LIVE_SHOWN]
+    )
+
+
+def tables_of(person: Person) -> QuerySet[Table]:
+    return Table.objects.filter(owner_id=person.pk).order_by("-created")[:50]
+
+
+@dataclass(frozen=True)
+class PeopleRecord:
+    beaten: int  # finished games in which the bot ranked above the person
+    played: int  # finished games of people against the bot
+
+
+def people_record(bot: Bot) -> PeopleRecord:
+    """ "People beaten: N of M": the bot's finished tables and those where it ranked better than the person."""
+    beaten = played = 0
+    for seats, person_seat, result in Table.objects.filter(bots=bot, status=Table.Status.FINISHED).values_list(
+        "seats", "person_seat", "result"
+    ):
+        ranks = [seat["rank"] for seat in result.get("seats", [])]
+        if len(ranks) != len(seats):
+            continue
+        mine = [i for i, seat in enumerate(seats) if seat.get("bot_id") == bot.pk]
+        if not mine:
+            continue
+        played += 1
+        if min(ranks[i] for i in mine) < ranks[person_seat]:
+            beaten += 1
+    return PeopleRecord(beaten=beaten, played=played)

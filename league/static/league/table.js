@@ -1,0 +1,206 @@
+// A person's table (templates/league/table.html): the game's own replay renderer draws the seat's observation (or,
+// for a spectator, the public view) in an interactive mode; the legal actions are buttons; moves arrive by
+// server-sent events (/tables/<id>/events/), actions go to the API (/api/tables/<id>/act/).
+// window.parlourTable.latencies: click -> the bots' reply drawn, in ms (the browser tests and benchmarks read it).
+import { adoptCss, compact, esc, h, ordinal, seatChip } from "./viewer/kit.js";
+import * as generic from "./viewer/generic.js";
+
+const config = JSON.parse(document.getElementById("table-config").textContent);
+const root = document.querySelector("[data-parlour-table]");
+const felt = root.querySelector("[data-felt]");
+const actionsBox = root.querySelector("[data-actions]");
+const narrationBox = root.querySelector("[data-narration]");
+const messageBox = root.querySelector("[data-message]");
+const turnBox = root.querySelector("[data-turn]");
+const clockBox = root.querySelector("[data-clock]");
+const resultBox = root.querySelector("[data-result]");
+const statusBadge = document.querySelector("[data-table-status]");
+// The latencies survive the reload that brings the replay at the end (this tab only).
+const latencyKey = `parlour-table-${config.id}-latencies`;
+const stored = JSON.parse(sessionStorage.getItem(latencyKey) || "[]");
+const state = { view: null, sentAt: null, sentMove: null, clockUntil: null, latencies: Array.isArray(stored) ? stored : [] };
+window.parlourTable = state;
+
+let renderer = generic;
+if (config.renderer) {
+  try {
+    renderer = await import(config.renderer);
+    adoptCss(`game-${config.game}`, renderer.css);
+  } catch (error) {
+    console.error("Parlour table: the game's renderer did not load", error);
+  }
+}
+
+function csrfToken() {
+  const match = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+function labels(view) {
+  return view.seats.map((seat, i) => (i === view.person_seat && view.role === "person" ? `you (${seat.label})` : seat.label));
+}
+
+function context(view) {
+  const seats = labels(view);
+  const final = view.status === "finished";
+  return {
+    game: view.game, title: config.title, seat: view.role === "person" ? view.person_seat : null, seats,
+    players: view.players, step: view.move_count, last: view.move_count, final, revealed: false, allHands: false,
+    move: null, lines: [], toMove: view.to_move, previous: null,
+    outcome: final && view.result ? view.result.outcome : null, faults: [],
+    h, esc, compact, ordinal, seatChip: (seat, extra) => seatChip(seat, seats[seat], extra), name: (seat) => seats[seat],
+  };
+}
+
+function drawFelt(view) {
+  const shown = view.role === "person" ? view.observation : view.public;
+  const ctx = context(view);
+  let drawn;
+  try {
+    drawn = renderer.render(shown, ctx);
+  } catch (error) {
+    console.error("Parlour table: the renderer failed", error);
+    drawn = generic.render(shown, ctx);
+  }
+  if (typeof drawn === "string") felt.innerHTML = drawn;
+  else felt.replaceChildren(drawn);
+  felt.dataset.perspective = ctx.seat === null ? "spectator" : String(ctx.seat);
+  felt.dataset.step = String(view.move_count);
+}
+
+function hasBlank(value) {
+  if (value === null) return true;
+  if (Array.isArray(value)) return value.some(hasBlank);
+  if (typeof value === "object") return Object.values(value).some(hasBlank);
+  return false;
+}
+
+function describe(action) {
+  return Object.entries(action).map(([key, value]) => `${key.replace(/_/g, " ")} ${typeof value === "object" ? compact(value) : value}`).join(" · ");
+}
+
+async function send(view, action, button) {
+  for (const b of actionsBox.querySelectorAll("button")) b.disabled = true;
+  state.sentAt = performance.now();
+  state.sentMove = view.move_count;
+  if (button) button.classList.add("tb-sent");
+  const response = await fetch(config.act, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+    body: JSON.stringify({ move: view.move_count, action }),
+    credentials: "same-origin",
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    messageBox.textContent = (body.error && body.error.message) || `The action was refused (${response.status}).`;
+    messageBox.dataset.kind = "error";
+    state.sentAt = null;
+    for (const b of actionsBox.querySelectorAll("button")) b.disabled = false;
+  }
+}
+
+function drawActions(view) {
+  const legal = view.legal_actions || [];
+  // The same decision pushed again (its clock started): keep the buttons, do not redraw them under the pointer.
+  const key = `${view.move_count}:${JSON.stringify(legal)}`;
+  if (actionsBox.dataset.key === key) return;
+  actionsBox.dataset.key = key;
+  actionsBox.replaceChildren();
+  if (!legal.length) return;
+  const concrete = legal.filter((a) => !hasBlank(a));
+  const templates = legal.filter(hasBlank);
+  actionsBox.appendChild(h("p", { class: "tb-prompt" }, "Your move: choose one."));
+  const list = h("div", { class: "tb-buttons" });
+  concrete.forEach((action, index) => {
+    const button = h("button", { type: "button", class: "button tb-action", title: JSON.stringify(action), dataset: { index: String(index), action: JSON.stringify(action) } }, describe(action));
+    button.addEventListener("click", () => send(view, action, button));
+    list.appendChild(button);
+  });
+  actionsBox.appendChild(list);
+  for (const template of templates) {
+    const input = h("input", { type: "text", class: "tb-template", value: JSON.stringify(template), "aria-label": "Your action as JSON (fill in the blanks)" });
+    const button = h("button", { type: "button", class: "button small" }, "Send");
+    button.addEventListener("click", () => {
+      let action;
+      try { action = JSON.parse(input.value); } catch { messageBox.textContent = "That is not JSON."; return; }
+      send(view, action, button);
+    });
+    actionsBox.appendChild(h("p", { class: "tb-free" }, "Or write your own (fill in the nulls): ", input, button));
+  }
+}
+
+function drawNarration(view) {
+  const lines = view.narration.slice(-40);
+  narrationBox.replaceChildren(...lines.map((line) => h("li", null, line)).reverse());
+  narrationBox.start = view.narration.length;
+  narrationBox.reversed = true;
+}
+
+function drawStatus(view) {
+  if (statusBadge) { statusBadge.textContent = view.status; statusBadge.className = `status ${view.status}`; }
+  root.dataset.status = view.status;
+  root.dataset.move = String(view.move_count);
+  const mine = view.role === "person" && view.to_move === view.person_seat && view.status === "running" && !view.forfeited;
+  root.dataset.turn = mine ? "mine" : "theirs";
+  if (view.status === "running") {
+    turnBox.textContent = view.to_move === null ? "" : mine ? "Your turn." : `Waiting for ${labels(view)[view.to_move]}…`;
+  } else turnBox.textContent = "";
+  if (view.message) { messageBox.textContent = view.message; messageBox.dataset.kind = view.status; }
+  else if (!messageBox.dataset.kind || messageBox.dataset.kind !== "error" || mine) { messageBox.textContent = ""; delete messageBox.dataset.kind; }
+  state.clockUntil = view.clock_left === null || view.clock_left === undefined ? null : performance.now() + view.clock_left * 1000;
+  tick();
+}
+
+function drawResult(view) {
+  if (view.status !== "finished" || !view.result) { resultBox.hidden = true; return; }
+  const seats = labels(view);
+  const rows = view.result.seats.map((seat, i) => h("tr", { class: seat.rank === 1 ? "winner" : null },
+    h("td", null, seatChip(i, seats[i])), h("td", { class: "num" }, String(seat.rank)), h("td", { class: "num" }, String(seat.score)),
+    h("td", null, seat.fault ? `forfeited: ${seat.fault.detail}` : "")));
+  const person = view.result.seats[view.person_seat];
+  const headline = person.rank === 1 ? "You won!" : `You finished ${ordinal(person.rank)} of ${view.players}.`;
+  resultBox.replaceChildren(
+    h("h2", null, view.role === "person" ? headline : `The person finished ${ordinal(person.rank)} of ${view.players}.`),
+    h("table", { class: "seats-table" }, h("thead", null, h("tr", null, h("th", null, "Seat"), h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, "Score"), h("th", null, ""))), h("tbody", null, rows)),
+    document.querySelector("[data-parlour-viewer]")
+      ? h("p", null, "The whole game, every hand revealed, is in the replay below.")
+      : h("p", null, "The replay, every hand revealed, follows in a moment (or ", h("a", { href: location.pathname }, "reload"), ")."),
+  );
+  resultBox.hidden = false;
+}
+
+function tick() {
+  if (state.clockUntil === null || !state.view || state.view.status !== "running") { clockBox.hidden = true; return; }
+  const left = Math.max(0, (state.clockUntil - performance.now()) / 1000);
+  clockBox.hidden = false;
+  clockBox.textContent = `${Math.ceil(left)} s`;
+  clockBox.classList.toggle("tb-low", left < 15);
+}
+setInterval(tick, 250);
+
+function show(view) {
+  const previous = state.view;
+  state.view = view;
+  drawFelt(view);
+  drawStatus(view);
+  drawActions(view);
+  drawNarration(view);
+  drawResult(view);
+  // The person sees the bots' reply once it is their turn again (or the game is over) after their own move.
+  if (state.sentAt !== null && view.move_count > state.sentMove && (root.dataset.turn === "mine" || view.status !== "running")) {
+    state.latencies.push(Math.round(performance.now() - state.sentAt));
+    state.sentAt = null;
+    sessionStorage.setItem(latencyKey, JSON.stringify(state.latencies));
+  }
+  root.dataset.ready = "1";
+  if (previous && previous.status !== "finished" && view.status === "finished" && !document.querySelector("[data-parlour-viewer]")) {
+    setTimeout(() => location.reload(), 1500);  // the replay viewer comes with the finished page
+  }
+}
+
+show(config.view);
+if (!["finished", "failed"].includes(config.view.status)) {
+  const events = new EventSource(config.events);
+  events.onmessage = (event) => show(JSON.parse(event.data));
+  events.addEventListener("over", () => events.close());
+}

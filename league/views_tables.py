@@ -1,0 +1,172 @@
+"""People's tables in the browser: /play/ (sit down), /tables/<id>/ (play or watch), its event stream, /live/.
+
+The pages stay thin: league.services.tables decides what each viewer may see; the table page's script
+(league/static/league/table.js) draws it with the game's replay renderer and sends actions through the API.
+The event stream polls the database (no Redis needed: it works on `make run` too) and pushes the viewer's view of
+the table whenever it changes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+
+from games.frames import ReplayError, frames
+from games.registry import GAMES
+from league.ids import parse_id
+from league.models import Bot, Table
+from league.replays import parse_seat, renderer_url
+from league.services import tables
+from league.services.errors import ErrorCode, ServiceError
+
+STREAM_SECONDS = 25.0  # one response of the event stream; EventSource reconnects by itself
+STREAM_POLL_SECONDS = 0.05
+STREAM_RETRY_MS = 300
+
+
+def _players(raw: str | None, game_id: str) -> int:
+    game = GAMES[game_id]
+    number = parse_id(raw) if raw else None
+    return number if number is not None and game.min_players <= number <= game.max_players else game.min_players
+
+
+@login_required
+def play_page(request: HttpRequest) -> HttpResponse:
+    """Choose a game, the table's size and the bots; the table page follows."""
+    game_id = request.GET.get("game") or request.POST.get("game") or ""
+    bot = None
+    bot_id = parse_id(request.GET.get("bot"))
+    if bot_id is not None:
+        bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
+        if bot is not None:
+            game_id = bot.game
+    if game_id not in GAMES:
+        return render(request, "league/play.html", {"games": [GAMES[g] for g in GAMES], "game": None})
+    game = GAMES[game_id]
+    players = _players(request.POST.get("players") or request.GET.get("players"), game_id)
+    error, status = None, 200
+    if request.method == "POST":
+        chosen = [parse_id(v) for v in request.POST.getlist("bots")]
+        picked = [b for b in chosen if b is not None][: players - 1]
+        try:
+            if len(picked) < players - 1:
+                more = [b.pk for b in tables.default_opponents(game_id, players - 1) if b.pk not in picked]
+                picked += more[: players - 1 - len(picked)]
+            table = tables.do_create_table(request.user, game_id, players, picked)
+        except ServiceError as exc:
+            error, status = exc.message, (exc.status if exc.status in (400, 403, 404, 409) else 400)
+        else:
+            messages.success(request, "Your table is set: good luck.")
+            return redirect(table)
+    choices = tables.opponent_choices(game_id)
+    defaults = tables.default_opponents(game_id, game.max_players - 1)
+    if bot is not None:
+        defaults = [bot, *[b for b in defaults if b.pk != bot.pk]]
+    seats = [
+        {"index": i + 1, "default": defaults[i].pk if i < len(defaults) else None} for i in range(game.max_players - 1)
+    ]
+    context = {
+        "games": [GAMES[g] for g in GAMES],
+        "game": game,
+        "players": players,
+        "sizes": list(range(game.min_players, game.max_players + 1)),
+        "choices": choices,
+        "seats": seats,
+        "error": error,
+        "clock": tables.clock_seconds(game_id),
+        "open": Table.objects.filter(
+            owner_id=request.user.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]
+        ).first(),
+    }
+    return render(request, "league/play.html", context, status=status)
+
+
+def table_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The person plays here; anyone else watches (the public view)."""
+    try:
+        table = tables.get_table(pk)
+    except ServiceError as exc:
+        return render(request, "404.html", {"message": exc.message}, status=404)
+    view = tables.table_view(table, request.user)
+    config = {
+        "id": table.pk,
+        "game": table.game,
+        "title": GAMES[table.game].title,
+        "renderer": renderer_url(table.game),
+        "events": f"/tables/{table.pk}/events/",
+        "act": f"/api/tables/{table.pk}/act/",
+        "view": view,
+    }
+    bots = [seat for seat in table.seats if seat["kind"] != "person"]
+    context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
+    return render(request, "league/table.html", context)
+
+
+def table_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+    """Server-sent events: the viewer's view of the table each time it changes (and once at the start)."""
+    try:
+        tables.get_table(pk)
+    except ServiceError as exc:
+        return JsonResponse({"error": {"code": exc.code, "message": exc.message}}, status=404)
+    user = request.user
+
+    def stream() -> Iterator[bytes]:
+        yield f"retry: {STREAM_RETRY_MS}\n\n".encode()
+        seen: Any = None
+        until = time.monotonic() + STREAM_SECONDS
+        while time.monotonic() < until:
+            mark = tables.fingerprint(pk)
+            if mark is None:
+                return
+            if mark != seen:
+                seen = mark
+                view = tables.table_view(tables.get_table(pk), user)
+                yield f"data: {json.dumps(view, default=str, separators=(',', ':'))}\n\n".encode()
+                if view["status"] in Table.Status.finalized():
+                    yield b"event: over\ndata: {}\n\n"
+                    return
+            time.sleep(STREAM_POLL_SECONDS)
+
+    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache, private"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    return response
+
+
+def table_frames(request: HttpRequest, pk: int) -> JsonResponse:
+    """A finished table's replay as viewer frames (the replay viewer on the table page)."""
+    table = Table.objects.filter(pk=pk, status=Table.Status.FINISHED).first()
+    replay = table.replay if table is not None else None
+    if table is None or replay is None:
+        return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": "no finished table here"}}, status=404)
+    try:
+        document = frames(replay, parse_seat(request.GET.get("seat")))
+    except (ServiceError, ReplayError, ValueError) as exc:
+        return JsonResponse({"error": {"code": ErrorCode.INVALID, "message": str(exc)}}, status=400)
+    document["renderer"] = renderer_url(table.game)
+    return JsonResponse(document)
+
+
+def table_replay(request: HttpRequest, pk: int) -> JsonResponse:
+    table = Table.objects.filter(pk=pk, status=Table.Status.FINISHED).first()
+    replay = table.replay if table is not None else None
+    if replay is None:
+        return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": "no finished table here"}}, status=404)
+    return JsonResponse(replay)
+
+
+def live_page(request: HttpRequest) -> HttpResponse:
+    """Games people are playing now: watch any of them."""
+    return render(request, "league/live.html", {"tables": tables.live_tables(), "games": GAMES})
+
+
+@login_required
+def my_tables(request: HttpRequest) -> HttpResponse:
+    return render(request, "league/my_tables.html", {"tables": tables.tables_of(request.user), "games": GAMES})

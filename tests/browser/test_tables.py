@@ -1,0 +1,169 @@
+"""A person plays a whole game of each game in Chromium by clicking legal actions, while a spectator watches the same
+table live in a second browser context (public information only); the moves reach both by server-sent events.
+
+The worker's side is the real task (workers.tables.play_table) run in a thread of the test process with the league's
+built-in bots (the sandboxed path is tests/workers/test_tables_e2e.py's); the person's side is the page only."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from games.registry import GAMES, make_player
+from league.models import Table
+from tests.browser.conftest import PHONE, Tab
+from workers.tables import play_table
+
+LATENCIES: dict[str, float] = {}  # game -> the median ms from a click to the bots' reply drawn (docs/benchmarks.md)
+
+
+def _play_in_background(table_id: int, blocker) -> threading.Thread:
+    def run() -> None:
+        with blocker.unblock():
+            play_table(table_id)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_a_person_plays_a_whole_game_and_a_spectator_watches(
+    open_tab: Callable[..., Tab], alice, game_id: str, django_db_blocker
+) -> None:
+    person = open_tab().sign_in(alice)
+    person.goto(f"/play/?game={game_id}")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    table = Table.objects.get(owner=alice)
+    worker = _play_in_background(table.pk, django_db_blocker)
+    spectator = open_tab()
+    spectator.goto(f"/tables/{table.pk}/")
+    root = "[data-parlour-table]"
+    rng = random.Random(5)
+    clicks = 0
+    seen_by_spectator = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            person.page.wait_for_selector(
+                f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-turn=mine] .tb-template,"
+                f" {root}[data-status=finished]",
+                timeout=20000,
+            )
+        except Exception:
+            person.shot(f"table-{game_id}-stuck")
+            view = person.page.evaluate("JSON.stringify(window.parlourTable.view)")
+            raise AssertionError(f"stuck: {view[:3000]} {person.errors}") from None
+        if person.page.get_attribute(root, "data-status") == "finished":
+            break
+        move = person.page.get_attribute(root, "data-move")
+        buttons = person.page.locator(".tb-action:not([disabled])")
+        count = buttons.count()
+        if count:
+            buttons.nth(rng.randrange(count)).click()
+        else:
+            # Only templates (free fields, e.g. TEN's payment by cards): type the action as a person would, here the
+            # built-in random player's choice from what the page shows.
+            view = json.loads(person.page.evaluate("JSON.stringify(window.parlourTable.view)"))
+            player = make_player(game_id, "random", clicks)
+            player.start(view["person_seat"], view["players"], {})
+            action = player.act(view["observation"], view["legal_actions"])
+            person.page.locator(".tb-template").first.fill(json.dumps(action))
+            person.page.locator(".tb-free button").first.click()
+        clicks += 1
+        person.page.wait_for_selector(f"{root}:not([data-move='{move}']), {root}:not([data-status=running])")
+        if clicks % 5 == 1:
+            seen_by_spectator.add(spectator.page.get_attribute(root, "data-move"))
+    worker.join(timeout=30)
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED, (table.status, table.error)
+    assert clicks == sum(1 for m in table.replay["moves"] if m["seat"] == table.person_seat and not m["auto"])
+    person.page.wait_for_selector("[data-result]:not([hidden])")
+    # the finished page comes back with the replay viewer
+    person.page.wait_for_selector("[data-parlour-viewer][data-ready='1']", timeout=20000)
+    spectator.page.wait_for_selector(f"{root}[data-status=finished]", timeout=20000)
+    assert len(seen_by_spectator) > 1 or clicks <= 2  # the spectator followed the game as it went
+    assert spectator.page.query_selector(".tb-action") is None
+    person.shot(f"table-{game_id}-person-end")
+    spectator.shot(f"table-{game_id}-spectator-end")
+    latencies = person.page.evaluate("window.parlourTable ? window.parlourTable.latencies : []")
+    if latencies:
+        LATENCIES[game_id] = statistics.median(latencies)
+        print(
+            f"\n{game_id}: {clicks} clicks, latency median {statistics.median(latencies):.0f} ms "
+            f"(min {min(latencies)}, max {max(latencies)}) {json.dumps(sorted(latencies)[-3:])}"
+        )
+    person.assert_no_errors()
+    spectator.assert_no_errors()
+
+
+def test_the_spectator_never_sees_the_persons_hand(open_tab: Callable[..., Tab], alice, django_db_blocker) -> None:
+    person = open_tab().sign_in(alice)
+    person.goto("/play/?game=love_letter")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    table = Table.objects.get(owner=alice)
+    worker = _play_in_background(table.pk, django_db_blocker)
+    person.page.wait_for_selector("[data-parlour-table][data-turn=mine] .tb-action", timeout=20000)
+    person.page.wait_for_selector("[data-clock]:not([hidden])")  # the person's clock is shown, counting down
+    person.shot("table-love_letter-person-turn")
+    spectator = open_tab(PHONE)  # and on a phone, nothing scrolls sideways
+    spectator.goto(f"/tables/{table.pk}/")
+    spectator.page.wait_for_selector("[data-parlour-table][data-ready='1']")
+    spectator.assert_fits(PHONE["width"])
+    spectator.shot("table-love_letter-spectator-phone")
+    assert spectator.page.get_attribute("[data-felt]", "data-perspective") == "spectator"
+    assert person.page.get_attribute("[data-felt]", "data-perspective") == str(table.person_seat)
+    config = json.loads(spectator.page.text_content("#table-config"))
+    assert "observation" not in config["view"] and "legal_actions" not in config["view"]
+    # The person forfeits by leaving: end the game quickly for the thread.
+    Table.objects.filter(pk=table.pk).update(clock_seconds=1)
+    worker.join(timeout=5)
+    spectator.assert_no_errors()
+
+
+def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob, django_db_blocker) -> None:
+    """The same as above against a real uploaded bot (the game's example, in the sandbox): its thinking is in the
+    latency too."""
+    from games.registry import example_dir
+    from league.services.bots import do_create_bot, do_record_validation
+
+    source = (example_dir("love_letter") / "main.py").read_bytes()
+    bot = do_create_bot(bob, "love_letter", "example", source, "main.py")
+    do_record_validation(bot.versions.get().pk, True, "ok", "")
+    person = open_tab().sign_in(alice)
+    person.goto(f"/play/?bot={bot.pk}")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    table = Table.objects.get(owner=alice)
+    assert [s["bot_id"] for s in table.seats if s["kind"] == "bot"] == [bot.pk]
+    worker = _play_in_background(table.pk, django_db_blocker)
+    root = "[data-parlour-table]"
+    rng = random.Random(2)
+    for _ in range(200):
+        person.page.wait_for_selector(
+            f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-status=finished]"
+        )
+        if person.page.get_attribute(root, "data-status") == "finished":
+            break
+        move = person.page.get_attribute(root, "data-move")
+        buttons = person.page.locator(".tb-action:not([disabled])")
+        buttons.nth(rng.randrange(buttons.count())).click()
+        person.page.wait_for_selector(f"{root}:not([data-move='{move}']), {root}:not([data-status=running])")
+    worker.join(timeout=30)
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED, (table.status, table.error)
+    assert table.result["seats"][1 - table.person_seat]["fault"] is None
+    latencies = person.page.evaluate("window.parlourTable.latencies")
+    print(
+        f"\nlove_letter against a sandboxed bot: latency median {statistics.median(latencies):.0f} ms "
+        f"(min {min(latencies)}, max {max(latencies)}, {len(latencies)} moves)"
+    )
+    person.assert_no_errors()

@@ -1,0 +1,83 @@
+"""People's tables with real parts: the API, a real Celery worker on a real Redis, a real sandboxed bot, the
+person's actions sent through the API while the worker waits for them; the clock and the HUMAN_TABLES_MAX queue."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test.utils import override_settings
+from rest_framework.test import APIClient
+
+from league.models import Bot, BotVersion, Table
+from league.services.tables import people_record
+
+pytestmark = pytest.mark.e2e
+
+
+def _ready_bot(client: APIClient, source: bytes, workers) -> int:
+    response = client.post(
+        "/api/bots/",
+        {"game": "love_letter", "name": "steady", "file": SimpleUploadedFile("main.py", source)},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    bot = response.json()["id"]
+    workers.wait_for(
+        lambda: BotVersion.objects.filter(bot_id=bot, status=BotVersion.Status.READY).exists(), 90, "validation"
+    )
+    return bot
+
+
+def test_alice_plays_a_whole_game_against_a_sandboxed_bot(celery_workers, alice_api, example_bot_source) -> None:
+    celery_workers.start()
+    bot = _ready_bot(alice_api, example_bot_source, celery_workers)
+    created = alice_api.post("/api/tables/", {"game": "love_letter", "players": 2, "bots": [bot]}, format="json")
+    assert created.status_code == 201, created.content
+    table_id = created.json()["id"]
+    rng = random.Random(3)
+    played = 0
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        view = alice_api.get(f"/api/tables/{table_id}/").json()
+        if view["status"] in ("finished", "failed"):
+            break
+        if view.get("legal_actions"):
+            action = rng.choice(view["legal_actions"])
+            sent = alice_api.post(
+                f"/api/tables/{table_id}/act/", {"move": view["move_count"], "action": action}, format="json"
+            )
+            assert sent.status_code == 202, sent.content
+            played += 1
+        time.sleep(0.05)
+    table = Table.objects.get(pk=table_id)
+    assert table.status == Table.Status.FINISHED, (table.status, table.error)
+    replay = table.replay
+    assert replay is not None
+    mine = [move for move in replay["moves"] if move["seat"] == table.person_seat]
+    assert len(mine) == played and not any(move["auto"] for move in mine)
+    assert table.result["seats"][1 - table.person_seat]["fault"] is None  # the bot played every move itself
+    assert people_record(Bot.objects.get(pk=bot)).played == 1
+
+
+@override_settings(HUMAN_TABLE_CLOCK_SECONDS=5)
+def test_a_silent_person_forfeits_on_the_clock_and_the_next_table_waits_its_turn(
+    celery_workers, alice_api, bob_api
+) -> None:
+    celery_workers.start(HUMAN_TABLES_MAX="1")
+    first = alice_api.post("/api/tables/", {"game": "love_letter", "players": 2}, format="json").json()["id"]
+    celery_workers.wait_for(lambda: Table.objects.get(pk=first).status == Table.Status.RUNNING, 60, "the first table")
+    second = bob_api.post("/api/tables/", {"game": "ten", "players": 2}, format="json").json()["id"]
+    time.sleep(1.5)
+    waiting = bob_api.get(f"/api/tables/{second}/").json()
+    assert waiting["status"] == "queued" and "1 of 1 tables are in play" in waiting["message"]
+    celery_workers.wait_for(lambda: Table.objects.get(pk=first).is_finalized(), 60, "the forfeit")
+    table = Table.objects.get(pk=first)
+    assert table.status == Table.Status.FINISHED
+    fault = table.result["seats"][table.person_seat]["fault"]
+    assert fault["cause"] == "timeout"
+    assert table.result["outcome"]["ranks"][table.person_seat] == 2
+    assert table.forfeited_at is not None
+    celery_workers.wait_for(lambda: Table.objects.get(pk=second).status != Table.Status.QUEUED, 30, "the second table")
