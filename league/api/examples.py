@@ -14,6 +14,7 @@ from drf_spectacular.utils import OpenApiExample
 
 from games.registry import GAMES
 from league.api.serializers import game_json
+from league.services.errors import ErrorCode
 
 GAME = next(iter(GAMES))
 HOST = "https://parlour.example"
@@ -47,6 +48,16 @@ BOT = {
     "paused_reason": "",
     "created": AT,
     "rating": RATING,
+    "fitted": {
+        "elo": 1587.4,
+        "sigma": 41.2,
+        "interval": [1506.6, 1668.2],
+        "rank": 3,
+        "rank_range": [2, 5],
+        "games": 212,
+        "version": 3,
+        "fitted_at": LATER,
+    },
 }
 VERSION = {
     "id": 57,
@@ -65,6 +76,8 @@ BOT_DETAIL = {
     **BOT,
     "faults": [{"cause": "timeout", "description": "ran out of time", "count": 2}],
     "versions": [VERSION],
+    "placement": None,
+    "people": {"beaten": 12, "played": 40},
 }
 SEATS = [
     {
@@ -209,9 +222,12 @@ BOARD_ROW = {
     "name": "alice/my-first-bot",
     "owner": "alice",
     "is_builtin": False,
+    "fitted": True,
     "elo": 1587.4,
     "sigma": 41.2,
     "interval": [1506.6, 1668.2],
+    "rank_range": [1, 2],
+    "online_elo": 1601.0,
     "provisional": False,
     "paused": False,
     "games": 212,
@@ -260,7 +276,29 @@ ME = {
     "tokens": 1,
     "auth": "token",
 }
-NOT_FOUND = {"error": {"code": "not_found", "message": "Not found."}}
+NOT_FOUND = {"error": {"code": ErrorCode.NOT_FOUND.value, "message": "Not found."}}
+
+
+TABLE = {
+    "id": 12,
+    "game": GAME,
+    "status": "running",
+    "players": 2,
+    "seats": [
+        {"kind": "person", "label": "you", "bot_id": None},
+        {"kind": "bot", "label": "owner/ranger", "bot_id": 21},
+    ],
+    "person_seat": 0,
+    "move_count": 4,
+    "to_move": 0,
+    "narration": ["Seat 1 plays a Priest on seat 0."],
+    "role": "person",
+    "clock_seconds": 120,
+    "clock_left": 118.5,
+    "observation": {"hand": [1, 5]},
+    "legal_actions": [{"card": 5, "target": 1}],
+    "forfeited": False,
+}
 
 
 def _answer(name: str, value: Any, status: int = 200) -> OpenApiExample:
@@ -308,6 +346,11 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
     "tokens_list": lambda: [_answer("A token (its key is never shown again)", TOKEN)],
     "tokens_create": lambda: [_answer("The key, shown this once", {**TOKEN, "last_used": None, "key": NEW_KEY}, 201)],
     "tokens_destroy": lambda: [_answer("Not yours, or already gone", NOT_FOUND, 404)],
+    "tables_create": lambda: [_answer("Seated: the bots are starting", {**TABLE, "status": "queued"}, 201)],
+    "tables_retrieve": lambda: [_answer("Your turn", TABLE)],
+    "tables_act_create": lambda: [
+        _answer("Played: the bots answer next", {**TABLE, "move_count": 5, "to_move": 1}, 202)
+    ],
     "tournaments_list": lambda: [_answer("A running tournament", TOURNAMENT)],
     "tournaments_create": lambda: [_answer("A draft", _draft(), 201)],
     "tournaments_retrieve": lambda: [_answer("After one round", TOURNAMENT_DETAIL)],

@@ -135,9 +135,16 @@ class BoardRowSerializer(Describes):
     name = serializers.CharField()
     owner = serializers.CharField()
     is_builtin = serializers.BooleanField()
-    elo = serializers.FloatField()
-    sigma = serializers.FloatField()
-    interval = serializers.ListField(child=serializers.FloatField())
+    fitted = serializers.BooleanField(help_text="Whether the bot has a fitted Elo yet (refitted every minute).")
+    elo = serializers.FloatField(allow_null=True, help_text="The fitted Elo; null before the bot's first fit.")
+    sigma = serializers.FloatField(allow_null=True)
+    interval = serializers.ListField(
+        child=serializers.FloatField(), allow_null=True, help_text="The fitted Elo's 95% interval."
+    )
+    rank_range = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="Best and worst rank at 95% (bootstrap)."
+    )
+    online_elo = serializers.FloatField(help_text="The per-match Elo (moved by each result).")
     provisional = serializers.BooleanField()
     paused = serializers.BooleanField()
     games = serializers.IntegerField()

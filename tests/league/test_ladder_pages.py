@@ -28,9 +28,9 @@ LEADERBOARD_QUERIES = 5
 LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
 # The bot page: bot, versions, the recent matches' ids and statuses, then on a miss rating history, head to head,
 # faults, and the recent matches with their seats. Its versions' finished games and the recent matches' statuses are
-# the fingerprints.
-BOT_PAGE_QUERIES = 8
-BOT_PAGE_CACHED_QUERIES = 3
+# the fingerprints. Placement progress and the people's record are one query each, cached or not.
+BOT_PAGE_QUERIES = 10
+BOT_PAGE_CACHED_QUERIES = 5
 
 
 def _league(n: int = 12, matches: int = 60, seed: int = 1) -> list[Bot]:
