@@ -1,6 +1,6 @@
 """``/api/tables/``: a person plays a game against the league's bots (docs/tables.md).
 
-    POST /api/tables/                {"game": "love_letter", "players": 2, "bots": [3]}   (bots optional)
+    POST /api/tables/                {"game": <a game id>, "players": 2, "bots": [3]}   (bots optional)
     GET  /api/tables/<id>/           the table as you may see it: your seat's observation and legal actions if it is
                                      yours, the public view otherwise
     POST /api/tables/<id>/act/       {"move": 7, "action": {...}}   your action for the decision at move 7
@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from league import cache_headers
+from league.api.examples import GAME
 from league.api.fields import id_list
 from league.api.schema import ERROR, ID, errors
 from league.models import Table
@@ -73,7 +74,7 @@ class TableSerializer(serializers.Serializer[Table]):
     create=extend_schema(
         summary="Sit at a table against bots (you play one seat)",
         examples=[
-            OpenApiExample("Two players", value={"game": "love_letter", "players": 2}, request_only=True),
+            OpenApiExample("Two players", value={"game": GAME, "players": 2}, request_only=True),
         ],
         request={"application/json": TableCreateSerializer},
         responses={201: TableSerializer, **errors(400, 401, 404, 409)},
@@ -83,7 +84,7 @@ class TableSerializer(serializers.Serializer[Table]):
         parameters=[ID],
         examples=[
             OpenApiExample(
-                "A Love Letter guard",
+                "One of the legal actions",
                 value={"move": 4, "action": {"card": 1, "target": 1, "guess": 5}},
                 request_only=True,
             )

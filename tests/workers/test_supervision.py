@@ -59,6 +59,8 @@ class League:
             "WORKER_STALL_SECONDS": str(STALL_SECONDS),
             # Each kill costs the match it interrupts an attempt; ten kills could hit one match three times.
             "MATCH_MAX_ATTEMPTS": "12",
+            # The test counts the matches it queued: the upload's placement burst would add more (as in conftest).
+            "PLACEMENT_GAMES": "0",
         }
         command = [sys.executable, "-m", "parlour.supervise", "--port", str(port), "--workers", "2"]
         self.process = subprocess.Popen(
