@@ -9,13 +9,16 @@ league.disclosure decides when the replay (the deal) may be shown.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db.models import Case, F, IntegerField, Prefetch, QuerySet, Value, When
 
+from games.base import IllegalAction
 from games.registry import get_game
 from league.models import LiveMatch, Match, Seat
 
+log = logging.getLogger(__name__)
 LIVE_SHOWN = 50  # running matches listed on /live/
 
 __all__ = ["LIVE_SHOWN", "do_clear", "do_publish", "fingerprint", "live_matches", "match_view", "public_moves"]
@@ -83,8 +86,12 @@ def match_view(match: Match) -> dict[str, Any]:
     moves = live.moves if live is not None else []
     state = get_game(match.game).new_state(len(seats), match.seed, match.options)
     narration: list[str] = []
-    for move in moves:
-        narration += state.apply(move["action"])
+    try:
+        for move in moves:
+            narration += state.apply(move["action"])
+    except (IllegalAction, KeyError, TypeError, ValueError):  # moves of another engine version: never a 500
+        log.warning("match %s: its live moves do not replay; shown from the start", match.pk)
+        state, narration, moves = get_game(match.game).new_state(len(seats), match.seed, match.options), [], []
     view.update(move_count=len(moves), to_move=state.to_move(), narration=narration, public=state.public_view())
     return view
 
