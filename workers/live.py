@@ -12,11 +12,14 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import Error  # any database error, InterfaceError included (it is no DatabaseError)
 
 from league.services import watch
 
 log = logging.getLogger(__name__)
+# Each publish rewrites the whole move list (a few KiB for our games' ~40-200 decisions): past this many a game's
+# spectators keep its last frame rather than the worker writing ever larger rows (the engines allow 20,000).
+LIVE_MOVES_MAX = 2_000
 
 
 class LivePublisher:
@@ -32,12 +35,12 @@ class LivePublisher:
 
     def __call__(self, moves: list[dict[str, Any]]) -> None:
         now = time.monotonic()
-        if now < self.next_at or len(moves) == self.published:
+        if now < self.next_at or len(moves) == self.published or len(moves) > LIVE_MOVES_MAX:
             return
         self.next_at = now + self.interval
         try:
             watch.do_publish(self.match_id, moves)
-        except DatabaseError as error:
+        except Error as error:
             if not self.failed:  # once per match: the log must not fill up with one blink's echoes
                 log.warning("match %s: live moves not published: %s", self.match_id, error)
             self.failed = True
@@ -55,5 +58,5 @@ def clear(match_id: int) -> None:
     """Drop the live moves of a recorded (or given back) match; best effort, as publishing is."""
     try:
         watch.do_clear(match_id)
-    except DatabaseError as error:
+    except Error as error:
         log.warning("match %s: live moves not cleared: %s", match_id, error)
