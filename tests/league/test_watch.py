@@ -13,7 +13,7 @@ import pytest
 from django.test import Client
 
 from bots.results import BotSeat
-from bots.runner import play_match
+from bots.runner import SeriesGame, play_match, prepare_series
 from games.registry import GAMES, get_game
 from league.models import Bot, LiveMatch, Match
 from league.services import watch
@@ -141,3 +141,14 @@ def test_live_lists_running_matches_tournament_games_first(db) -> None:
     fresh = Client().get(f"/live/lists/?seen={seen}")
     assert fresh.status_code == 200 and f"/matches/{ladder.pk}/live/" not in fresh.content.decode()
     assert f"/matches/{tournament.pk}/live/" in Client().get(f"/matches/{tournament.pk}/").content.decode()
+
+
+def test_each_game_of_a_series_tells_its_own_observer() -> None:
+    seen: list[list[int]] = [[], []]
+    observers = [lambda moves, n=n: seen[n].append(len(moves)) for n in range(2)]
+    seats = [BotSeat(label="a", builtin="random"), BotSeat(label="b", builtin="random")]
+    games = [SeriesGame(11), SeriesGame(12)]
+    with prepare_series("love_letter", seats, games, sandbox="none", observers=observers) as series:
+        result = series.play()
+    for n, game in enumerate(result.games):
+        assert seen[n] == list(range(len(game.replay["moves"]) + 1))  # before every decision, and at the end
