@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from league import views, views_authors, views_tables, views_tournaments
+from league import views, views_authors, views_tables, views_tournaments, views_watch
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -17,6 +17,8 @@ urlpatterns = [
     path("bots/<int:pk>/versions/", views.bot_version_new, name="bot-version-new"),
     path("bots/<int:pk>/ladder/", views.bot_ladder, name="bot-ladder"),
     path("matches/<int:pk>/", views.match_page, name="match"),
+    path("matches/<int:pk>/live/", views_watch.match_live_page, name="match-live"),
+    path("matches/<int:pk>/live/events/", views_watch.match_live_events, name="match-live-events"),
     path("first-bot/", views_authors.first_bot, name="first-bot"),
     path("games/<str:game>/reference/", views_authors.game_reference, name="game-reference"),
     path("games/<str:game>/starter.zip", views_authors.starter_zip, name="starter-kit"),
@@ -28,7 +30,8 @@ urlpatterns = [
     path("tournaments/<int:pk>/", views_tournaments.tournament_page, name="tournament"),
     path("tournaments/<int:pk>/standings/", views_tournaments.tournament_standings, name="tournament-standings"),
     path("play/", views_tables.play_page, name="play"),
-    path("live/", views_tables.live_page, name="live"),
+    path("live/", views_watch.live_page, name="live"),
+    path("live/lists/", views_watch.live_lists, name="live-lists"),
     path("tables/<int:pk>/", views_tables.table_page, name="table"),
     path("tables/<int:pk>/events/", views_tables.table_events, name="table-events"),
     path("tables/<int:pk>/frames/", views_tables.table_frames, name="table-frames"),

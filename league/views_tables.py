@@ -1,4 +1,5 @@
-"""People's tables in the browser: /play/ (sit down), /tables/<id>/ (play or watch), its event stream, /live/.
+"""People's tables in the browser: /play/ (sit down), /tables/<id>/ (play or watch), its event stream (/live/:
+league/views_watch.py).
 
 The pages stay thin: league.services.tables decides what each viewer may see; the table page's script
 (league/static/league/table.js) draws it with the game's replay renderer and sends actions through the API.
@@ -160,11 +161,6 @@ def table_replay(request: HttpRequest, pk: int) -> JsonResponse:
     if replay is None:
         return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": "no finished table here"}}, status=404)
     return JsonResponse(replay)
-
-
-def live_page(request: HttpRequest) -> HttpResponse:
-    """Games people are playing now: watch any of them."""
-    return render(request, "league/live.html", {"tables": tables.live_tables(), "games": GAMES})
 
 
 @login_required

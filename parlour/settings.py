@@ -371,6 +371,9 @@ CHALLENGE_GAMES_PER_HOUR = env_int("CHALLENGE_GAMES_PER_HOUR", 200)
 # more wait, queued, and their pages say so.
 HUMAN_TABLE_CLOCK_SECONDS = env_int("HUMAN_TABLE_CLOCK_SECONDS", 120, minimum=5)
 HUMAN_TABLES_MAX = env_int("HUMAN_TABLES_MAX", 1, minimum=1)
+# Watching league matches live (docs/live.md): a running match's worker publishes its moves at most this often
+# (one small database write); 0 turns live publishing off.
+LIVE_MATCH_INTERVAL_MS = env_int("LIVE_MATCH_INTERVAL_MS", 150, minimum=0)
 
 
 def _table_clocks_from_env() -> dict[str, int]:

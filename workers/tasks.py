@@ -25,6 +25,7 @@ from bots.limits import Limits
 from bots.packaging import PackagingError
 from bots.results import BotSeat, MatchResult, fault_text
 from bots.runner import (
+    MoveObserver,
     PreparedMatch,
     PreparedSeries,
     SeriesGame,
@@ -65,7 +66,7 @@ from league.services.series import (
     series_of,
 )
 from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
-from workers import faults
+from workers import faults, live
 from workers.seats import runner_seat as _runner_seat
 
 log = logging.getLogger(__name__)
@@ -200,7 +201,12 @@ class _Held:
         match = self.match
         limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
         seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in match.seats]
-        return (match.game, seats, match.seed, match.options), {"sandbox": settings.BOT_SANDBOX, "limits": limits}
+        kwargs: dict[str, Any] = {
+            "sandbox": settings.BOT_SANDBOX,
+            "limits": limits,
+            "observer": live.publisher(match.match_id),
+        }
+        return (match.game, seats, match.seed, match.options), kwargs
 
     def prepare(self) -> None:
         args, kwargs = self._arguments()
@@ -244,7 +250,10 @@ class _HeldSeries:
         limits = Limits.for_game(series.game, **series.time_control) if series.time_control else None
         seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in series.seats]
         games = [SeriesGame(game.seed, dict(game.options) or None) for game in series.games]
-        self.prepared = prepare_series(series.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits)
+        observers: list[MoveObserver | None] = [live.publisher(game.match_id) for game in series.games]
+        self.prepared = prepare_series(
+            series.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits, observers=observers
+        )
 
     def play(self) -> SeriesResult:
         if self.prepared is None:
@@ -349,6 +358,7 @@ def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _Held
             recorded = _with_database_retries(what, record)
         finally:
             held.let_go()
+            live.clear(match_id)
         log.info("%s: %s", what, "recorded" if recorded else "not recorded: this worker lost its claim")
     except INFRASTRUCTURE_ERRORS as error:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
@@ -387,6 +397,8 @@ def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> 
             recorded = _with_database_retries(what, record)
         finally:
             held.let_go()
+            for game in series.games:
+                live.clear(game.match_id)
         log.info(
             "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
             what,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from bots.limits import Limits
 from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
 from bots.runner.api import PreparedMatch, play_match, prepare_match
+from bots.runner.match import MoveObserver
 from bots.runner.series import PreparedSeries, SeriesGame, SeriesResult, prepare_series, run_series
 from bots.sandbox import SandboxError
 from games.replay import REPLAY_FORMAT
@@ -30,6 +31,7 @@ __all__ = [
     "FaultCause",
     "Limits",
     "MatchResult",
+    "MoveObserver",
     "PreparedMatch",
     "PreparedSeries",
     "SandboxError",

@@ -8,7 +8,7 @@ from typing import Any
 
 from bots.limits import Limits
 from bots.results import BotSeat, MatchResult
-from bots.runner.match import Match
+from bots.runner.match import Match, MoveObserver
 from bots.sandbox import get_sandbox
 from games.base import State
 from games.registry import UnknownGame, builtin_players, get_game
@@ -24,12 +24,13 @@ def play_match(
     *,
     sandbox: str = "bwrap",
     limits: Limits | None = None,
+    observer: MoveObserver | None = None,
 ) -> MatchResult:
     """Play one match to the end and return its result and replay.
 
     Raises ``ValueError`` (``UnknownGame``, ``InvalidOptions``, unknown built-in player, wrong seat count) for a bad
     request and ``SandboxError`` for infrastructure failures; a bot's misbehaviour is always a ``Fault``."""
-    return prepare_match(game_id, seats, seed, options, sandbox=sandbox, limits=limits).play()
+    return prepare_match(game_id, seats, seed, options, sandbox=sandbox, limits=limits, observer=observer).play()
 
 
 def prepare_match(
@@ -40,6 +41,7 @@ def prepare_match(
     *,
     sandbox: str = "bwrap",
     limits: Limits | None = None,
+    observer: MoveObserver | None = None,
 ) -> PreparedMatch:
     """Start a match's bot processes now and play it later: ``play_match`` in two halves.
 
@@ -50,7 +52,7 @@ def prepare_match(
     state = check_request(game_id, seats, seed, options)
     limits = limits or Limits.for_game(game_id)
     backend = get_sandbox(sandbox) if any(seat.code_dir is not None for seat in seats) else None
-    match = Match(game_id, state, seats, seed, dict(options or {}), limits)
+    match = Match(game_id, state, seats, seed, dict(options or {}), limits, observer=observer)
     try:
         if backend is not None:
             match.spawn_bots(backend)

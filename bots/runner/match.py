@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,11 @@ from games.simulate import MAX_DECISIONS
 
 log = logging.getLogger("bots.runner")
 
-__all__ = ["Match"]
+__all__ = ["Match", "MoveObserver"]
+
+# Called with the replay's move list after every decision (and once at the start), on the match's own thread: it
+# must be quick and must not raise (the worker's live publisher throttles itself; bots.runner stays free of Django).
+MoveObserver = Callable[[list[dict[str, Any]]], None]
 
 
 class Match:
@@ -48,8 +53,11 @@ class Match:
         *,
         pipes: Pipes | None = None,
         backend: Sandbox | None = None,
+        observer: MoveObserver | None = None,
     ) -> None:
-        """``pipes`` and ``backend``: the previous game's of a series (its bots were kept after their ``end``)."""
+        """``pipes`` and ``backend``: the previous game's of a series (its bots were kept after their ``end``).
+        ``observer``: told of every move as it is played (live spectators)."""
+        self.observer = observer
         self.game_id = game_id
         self.game = state.game
         self.state = state
@@ -215,7 +223,10 @@ class Match:
     # -- the game --
     def _play_game(self) -> None:
         state = self.state
+        observer = self.observer
         for _ in range(MAX_DECISIONS):
+            if observer is not None:
+                observer(self.moves)
             seat = state.to_move()
             if seat is None:
                 return

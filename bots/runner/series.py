@@ -25,7 +25,7 @@ from typing import Any
 from bots.limits import Limits
 from bots.results import BotSeat, MatchResult
 from bots.runner.api import check_request
-from bots.runner.match import Match
+from bots.runner.match import Match, MoveObserver
 from bots.sandbox import get_sandbox
 from games.base import State
 
@@ -91,9 +91,11 @@ def prepare_series(
     *,
     sandbox: str = "bwrap",
     limits: Limits | None = None,
+    observers: list[MoveObserver | None] | None = None,
 ) -> PreparedSeries:
     """Start the series' bot processes now and play it later (as ``prepare_match``). Always ``play`` or ``close``
-    what this returns. Raises as ``run_series`` does, before starting anything."""
+    what this returns. Raises as ``run_series`` does, before starting anything. ``observers``: one per game (live
+    spectators, ``Match``'s ``observer``)."""
     if not games:
         raise ValueError("a series needs at least one game")
     seen: set[int] = set()
@@ -106,14 +108,16 @@ def prepare_series(
     states = [check_request(game_id, seats, spec.seed, spec.options) for spec in games]  # all options checked now
     limits = limits or Limits.for_game(game_id)
     backend = get_sandbox(sandbox) if any(seat.code_dir is not None for seat in seats) else None
-    first = Match(game_id, states[0], seats, games[0].seed, dict(games[0].options or {}), limits)
+    watching = list(observers or [])
+    watching += [None] * (len(games) - len(watching))
+    first = Match(game_id, states[0], seats, games[0].seed, dict(games[0].options or {}), limits, observer=watching[0])
     try:
         if backend is not None:
             first.spawn_bots(backend)
     except BaseException:
         first.close()
         raise
-    return PreparedSeries(first, games, states)
+    return PreparedSeries(first, games, states, watching)
 
 
 class PreparedSeries:
@@ -121,7 +125,10 @@ class PreparedSeries:
 
     Usable as a context manager (closed on exit, played or not)."""
 
-    def __init__(self, first: Match, games: list[SeriesGame], states: list[State]) -> None:
+    def __init__(
+        self, first: Match, games: list[SeriesGame], states: list[State], observers: list[MoveObserver | None]
+    ) -> None:
+        self._observers = observers
         self._first: Match | None = first
         self._games = games
         self._states = states
@@ -147,6 +154,7 @@ class PreparedSeries:
                         match.limits,
                         pipes=match.pipes,
                         backend=match.backend,
+                        observer=self._observers[index],
                     )
                 results.append(match.play(more=index + 1 < len(self._games)))
                 for seat in match.restarted:

@@ -54,6 +54,7 @@ function context(view) {
 
 function drawFelt(view) {
   const shown = view.role === "person" ? view.observation : view.public;
+  if (shown === undefined) { felt.replaceChildren(); felt.dataset.step = String(view.move_count); return; }  // a match not started yet
   const ctx = context(view);
   let drawn;
   try {
@@ -179,6 +180,8 @@ function tick() {
 setInterval(tick, 250);
 
 function show(view) {
+  // A league match watched live (templates/league/match_live.html): once it is over, its own page takes over.
+  if (view.match_url && !["queued", "running"].includes(view.status)) { location.assign(view.match_url); return; }
   const previous = state.view;
   state.view = view;
   drawFelt(view);

@@ -1,0 +1,93 @@
+"""Watching league matches live: /matches/<id>/live/ (the page), its event stream, and /live/ with its live list.
+
+Thin: league.services.watch decides what a spectator may see (the public view only, never the seed or a hand). The
+page reuses the people's table script (league/static/league/table.js) in spectator mode: the game's own renderer
+draws the public view pushed by server-sent events. The stream polls the database (no Redis: `make run` works).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from games.registry import GAMES
+from league import cache_headers, live, visibility
+from league.models import Match
+from league.replays import renderer_url
+from league.services import tables, watch
+from league.services.errors import ErrorCode
+from league.views_tables import STREAM_POLL_SECONDS, STREAM_RETRY_MS, STREAM_SECONDS
+
+LIVE_LIST_SECONDS = 3  # /live/'s list is asked for again this often
+
+
+def match_live_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """A running match, watched: public information only. Once it is over, its page (the result, the replay)."""
+    match = get_object_or_404(visibility.matches(request.user), pk=pk)
+    if match.status in Match.Status.finalized():
+        return redirect(match)
+    view = watch.match_view(match)
+    config = {
+        "id": f"match-{match.pk}",
+        "game": match.game,
+        "title": GAMES[match.game].title,
+        "renderer": renderer_url(match.game),
+        "events": reverse("match-live-events", args=[match.pk]),
+        "act": "",
+        "view": view,
+    }
+    context = {"match": match, "game": GAMES[match.game], "config": config, "view": view}
+    return cache_headers.no_store(render(request, "league/match_live.html", context))
+
+
+def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+    """Server-sent events: the spectator's view each time the published moves (or the status) change."""
+    if not visibility.matches(request.user).filter(pk=pk).exists():
+        return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": f"no match {pk}"}}, status=404)
+
+    def stream() -> Iterator[bytes]:
+        yield f"retry: {STREAM_RETRY_MS}\n\n".encode()
+        seen: Any = None
+        until = time.monotonic() + STREAM_SECONDS
+        while time.monotonic() < until:
+            mark = watch.fingerprint(pk)
+            if mark is None:
+                return
+            if mark != seen:
+                seen = mark
+                match = Match.objects.get(pk=pk)
+                view = watch.match_view(match)
+                yield f"data: {json.dumps(view, default=str, separators=(',', ':'))}\n\n".encode()
+                if match.status != Match.Status.RUNNING and match.status != Match.Status.QUEUED:
+                    yield b"event: over\ndata: {}\n\n"
+                    return
+            time.sleep(STREAM_POLL_SECONDS)
+
+    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache, private"
+    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+    return response
+
+
+def _live_list() -> live.Region:
+    content = render_to_string(
+        "league/_live_lists.html", {"tables": tables.live_tables(), "matches": watch.live_matches(), "games": GAMES}
+    )
+    return live.region("live-lists", reverse("live-lists"), content, seconds=LIVE_LIST_SECONDS, settled=False)
+
+
+def live_page(request: HttpRequest) -> HttpResponse:
+    """Every game in progress, league matches (tournament games first) and people's tables: watch any of them."""
+    return cache_headers.no_store(render(request, "league/live.html", {"live": _live_list()}))
+
+
+def live_lists(request: HttpRequest) -> HttpResponse:
+    """/live/'s lists alone, for htmx every few seconds; 204 when the asker has seen them already."""
+    return cache_headers.no_store(live.fragment(request, _live_list()))
