@@ -1,0 +1,226 @@
+"""The fitted Elo's sufficient statistics, kept between refits so a refit reads only the matches recorded since the
+last one (docs/ratings.md, Fitted Elo; docs/decisions.md, "Incremental refit"). Pure: no database.
+
+What the fit needs of a game's history is additive per match: each pair of current-version seats adds its weight
+1/(m-1), its score and its information (``league.fitting.PairCounts``); each counted seat adds a game to its version;
+each rated match adds to the seat advantage. They are kept keyed by **version** (not bot), because which seats count
+depends on the current versions: when a bot's newer version plays, its old version *retires* and the matches it
+played are counted again without it (its pairs go; the other seats of a multiplayer table now weigh 1/(m-2)).
+``advance`` does that from the retired versions' matches alone, which the caller reads: subtract each one's
+contribution under the old current versions, add it under the new ones.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from league import fitting
+
+# A seat as read: (match id, bot id, version id, version number, rank or None), a match's seats in seat order.
+SeatRow = tuple[int, int, int, int, int | None]
+Versions = dict[int, tuple[int, int]]  # bot id -> (version id, version number) of its current version
+# Pairs whose weighted games fell below this after subtracting are gone (a weight is at least 1/(n-1), far above).
+RESIDUE = 1e-9
+
+
+@dataclass
+class Statistics:
+    versions: Versions = field(default_factory=dict)
+    # Per unordered pair of versions (first < second): weighted games, first's weighted points, information.
+    first: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    second: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    games: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    score: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    information: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    counted: dict[int, int] = field(default_factory=dict)  # version id -> its matches that count in the fit
+    seat_results: dict[str, list[list[int]]] = field(default_factory=dict)
+    matches: int = 0  # rated matches (distinct bots, ranked), every version
+    last_match_id: int = 0
+    last_seq: int = 0  # the newest Match.rated_seq included
+
+
+def tables(rows: Iterable[SeatRow]) -> list[list[SeatRow]]:
+    """Seat rows ordered by match, grouped into one list per match."""
+    grouped: list[list[SeatRow]] = []
+    for row in rows:
+        if grouped and grouped[-1][0][0] == row[0]:
+            grouped[-1].append(row)
+        else:
+            grouped.append([row])
+    return grouped
+
+
+def newer_versions(versions: Versions, matches: Iterable[Sequence[SeatRow]]) -> Versions:
+    """The current versions after ``matches``: each bot's highest version number seen."""
+    updated = dict(versions)
+    for table in matches:
+        for _match, bot_id, version_id, number, _rank in table:
+            if bot_id not in updated or number > updated[bot_id][1]:
+                updated[bot_id] = (version_id, number)
+    return updated
+
+
+def retired(old: Versions, new: Versions) -> set[int]:
+    """The versions that were current in ``old`` and are not in ``new``: their matches must be counted again."""
+    return {old[bot][0] for bot in old if new[bot][0] != old[bot][0]}
+
+
+def is_rated(table: Sequence[SeatRow]) -> bool:
+    """The same bot twice says nothing about strength, and an unranked table nothing at all: neither counts."""
+    bots = [row[1] for row in table]
+    return len(set(bots)) == len(bots) and all(row[4] is not None for row in table)
+
+
+class _Delta:
+    """Signed contributions of matches, gathered as columns."""
+
+    def __init__(self) -> None:
+        self.first: list[int] = []
+        self.second: list[int] = []
+        self.games: list[float] = []
+        self.score: list[float] = []
+        self.information: list[float] = []
+        self.counted: dict[int, int] = {}
+
+    def add(self, table: Sequence[SeatRow], versions: Versions, sign: int) -> None:
+        current = [row for row in table if versions[row[1]][0] == row[2]]
+        m = len(current)
+        if m < 2:
+            return
+        weight = 1.0 / (m - 1)
+        info = weight * weight * (m + 1) / 3.0  # league.fitting.pair_counts
+        for row in current:
+            self.counted[row[2]] = self.counted.get(row[2], 0) + sign
+        for a in range(m):
+            for b in range(a + 1, m):
+                i, j, ri, rj = current[a][2], current[b][2], current[a][4], current[b][4]
+                assert ri is not None and rj is not None
+                if i > j:
+                    i, j, ri, rj = j, i, rj, ri
+                self.first.append(i)
+                self.second.append(j)
+                self.games.append(sign * weight)
+                self.score.append(sign * weight * (1.0 if ri < rj else 0.5 if ri == rj else 0.0))
+                self.information.append(sign * info)
+
+
+def advance(
+    stats: Statistics,
+    new: Sequence[Sequence[SeatRow]],
+    revisited: Sequence[Sequence[SeatRow]],
+    last_seq: int,
+) -> Statistics:
+    """``stats`` with the ``new`` matches (recorded after ``stats.last_seq``, up to ``last_seq``) added.
+    ``revisited``: every match already counted in which a version retired by ``new`` played (``retired``)."""
+    versions = newer_versions(stats.versions, new)
+    delta = _Delta()
+    for table in revisited:
+        if is_rated(table):
+            delta.add(table, stats.versions, -1)
+            delta.add(table, versions, +1)
+    seat_results = {size: [list(seat) for seat in seats] for size, seats in stats.seat_results.items()}
+    matches, last_match_id = stats.matches, stats.last_match_id
+    for table in new:
+        if not is_rated(table):
+            continue
+        matches += 1
+        last_match_id = max(last_match_id, table[0][0])
+        # Seat advantage, over every version: per table size and seat, [matches, outright wins, shared firsts].
+        firsts = sum(1 for row in table if row[4] == 1)
+        counts = seat_results.setdefault(str(len(table)), [[0, 0, 0] for _ in table])
+        for seat, row in enumerate(table):
+            counts[seat][0] += 1
+            if row[4] == 1:
+                counts[seat][1 if firsts == 1 else 2] += 1
+        delta.add(table, versions, +1)
+    counted = dict(stats.counted)
+    for version, change in delta.counted.items():
+        counted[version] = counted.get(version, 0) + change
+    current = {version for version, _number in versions.values()}
+    counted = {version: n for version, n in counted.items() if n > 0 and version in current}
+    columns = _merge(stats, delta, current)
+    return Statistics(versions, *columns, counted, seat_results, matches, last_match_id, last_seq)
+
+
+def _merge(
+    stats: Statistics, delta: _Delta, current: set[int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    first = np.concatenate([stats.first, np.asarray(delta.first, dtype=np.int64)])
+    second = np.concatenate([stats.second, np.asarray(delta.second, dtype=np.int64)])
+    if not len(first):
+        return first, second, np.zeros(0), np.zeros(0), np.zeros(0)
+    base = int(max(first.max(), second.max())) + 1
+    keys, where = np.unique(first * base + second, return_inverse=True)
+    size = len(keys)
+    games = np.bincount(where, np.concatenate([stats.games, delta.games]), size)
+    score = np.bincount(where, np.concatenate([stats.score, delta.score]), size)
+    information = np.bincount(where, np.concatenate([stats.information, delta.information]), size)
+    first, second = keys // base, keys % base
+    # A retired version's pairs subtract to (about) nothing: drop them, and the rounding residue with them.
+    keep = (games > RESIDUE) & np.isin(first, list(current)) & np.isin(second, list(current))
+    return first[keep], second[keep], games[keep], score[keep], information[keep]
+
+
+def pair_counts(stats: Statistics) -> tuple[list[int], fitting.PairCounts]:
+    """The bots (sorted ids: index -> bot id) and their pair counts, as ``league.fitting.fit`` takes them."""
+    bot_ids = sorted(stats.versions)
+    version_of = np.asarray([stats.versions[bot][0] for bot in bot_ids], dtype=np.int64)
+    order = np.argsort(version_of)
+    a = order[np.searchsorted(version_of[order], stats.first)]
+    b = order[np.searchsorted(version_of[order], stats.second)]
+    swap = a > b
+    return bot_ids, fitting.pair_counts_of(
+        len(bot_ids),
+        np.where(swap, b, a),
+        np.where(swap, a, b),
+        stats.games,
+        np.where(swap, stats.games - stats.score, stats.score),
+        stats.information,
+    )
+
+
+def games_of(stats: Statistics) -> dict[int, int]:
+    """bot id -> its current version's matches in the fit (bots with none left out)."""
+    return {bot: stats.counted[version] for bot, (version, _n) in stats.versions.items() if version in stats.counted}
+
+
+def encode(stats: Statistics) -> bytes:
+    """The arrays of ``stats`` (not the scalars or the seat results, stored beside them), compressed."""
+    buffer = io.BytesIO()
+    bots = sorted(stats.versions)
+    np.savez_compressed(
+        buffer,
+        versions=np.asarray([[bot, *stats.versions[bot]] for bot in bots], dtype=np.int64).reshape(-1, 3),
+        counted=np.asarray(sorted(stats.counted.items()), dtype=np.int64).reshape(-1, 2),
+        first=stats.first,
+        second=stats.second,
+        games=stats.games,
+        score=stats.score,
+        information=stats.information,
+    )
+    return buffer.getvalue()
+
+
+def decode(
+    data: bytes, seat_results: dict[str, list[list[int]]], matches: int, last_match_id: int, last_seq: int
+) -> Statistics:
+    with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+        versions = {int(bot): (int(version), int(number)) for bot, version, number in arrays["versions"].tolist()}
+        counted = {int(version): int(n) for version, n in arrays["counted"].tolist()}
+        return Statistics(
+            versions,
+            arrays["first"],
+            arrays["second"],
+            arrays["games"],
+            arrays["score"],
+            arrays["information"],
+            counted,
+            seat_results,
+            matches,
+            last_match_id,
+            last_seq,
+        )
