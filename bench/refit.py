@@ -172,7 +172,8 @@ def run(args: argparse.Namespace) -> None:
         "refit_game cold (statistics from every match)", lambda: fits.refit_game(GAME, cold=True), args.results, args
     )
     print(
-        f"  {fit.matches:,} matches, {fit.bots:,} bots, {fit.iterations} Newton iterations, fit.seconds {fit.seconds:.2f}"
+        f"  {fit.matches:,} matches, {fit.bots:,} bots, {fit.iterations} Newton iterations, "
+        f"fit.seconds {fit.seconds:.2f}"
     )
 
     with transaction.atomic(), connection.cursor() as cursor:
