@@ -140,28 +140,47 @@ def advance(
     counted = dict(stats.counted)
     for version, change in delta.counted.items():
         counted[version] = counted.get(version, 0) + change
-    current = {version for version, _number in versions.values()}
-    counted = {version: n for version, n in counted.items() if n > 0 and version in current}
-    columns = _merge(stats, delta, current)
+    gone = retired(stats.versions, versions)
+    counted = {version: n for version, n in counted.items() if n > 0 and version not in gone}
+    columns = _merge(stats, delta, gone)
     return Statistics(versions, *columns, counted, seat_results, matches, last_match_id, last_seq)
 
 
+def _keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """One sortable int64 per version pair (version ids are far below 2³¹)."""
+    return (first.astype(np.int64) << 32) | second.astype(np.int64)
+
+
 def _merge(
-    stats: Statistics, delta: _Delta, current: set[int]
+    stats: Statistics, delta: _Delta, gone: set[int]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    first = np.concatenate([stats.first, np.asarray(delta.first, dtype=np.int64)])
-    second = np.concatenate([stats.second, np.asarray(delta.second, dtype=np.int64)])
-    if not len(first):
-        return first, second, np.zeros(0), np.zeros(0), np.zeros(0)
-    base = int(max(first.max(), second.max())) + 1
-    keys, where = np.unique(first * base + second, return_inverse=True)
-    size = len(keys)
-    games = np.bincount(where, np.concatenate([stats.games, delta.games]), size)
-    score = np.bincount(where, np.concatenate([stats.score, delta.score]), size)
-    information = np.bincount(where, np.concatenate([stats.information, delta.information]), size)
-    first, second = keys // base, keys % base
+    """The stored columns (sorted by pair) plus the delta's: a binary search of the few changed pairs into the many
+    kept ones, not a sort of them all (the refit's cost must not grow with history)."""
+    first, second = stats.first, stats.second
+    games, score, information = stats.games.copy(), stats.score.copy(), stats.information.copy()
+    if delta.first:
+        added, where = np.unique(
+            _keys(np.asarray(delta.first, dtype=np.int64), np.asarray(delta.second, dtype=np.int64)),
+            return_inverse=True,
+        )
+        columns = [np.bincount(where, values, len(added)) for values in (delta.games, delta.score, delta.information)]
+        keys = _keys(first, second)
+        at = np.searchsorted(keys, added)
+        hit = at < len(keys)
+        hit[hit] = keys[at[hit]] == added[hit]
+        for column, values in zip((games, score, information), columns, strict=True):
+            np.add.at(column, at[hit], values[hit])
+        new, spot = added[~hit], at[~hit]
+        first = np.insert(first, spot, new >> 32)
+        second = np.insert(second, spot, new & 0xFFFFFFFF)
+        games, score, information = (
+            np.insert(column, spot, values[~hit])
+            for column, values in zip((games, score, information), columns, strict=True)
+        )
     # A retired version's pairs subtract to (about) nothing: drop them, and the rounding residue with them.
-    keep = (games > RESIDUE) & np.isin(first, list(current)) & np.isin(second, list(current))
+    keep = games > RESIDUE
+    if gone:
+        keep &= ~(np.isin(first, sorted(gone)) | np.isin(second, sorted(gone)))
     return first[keep], second[keep], games[keep], score[keep], information[keep]
 
 
@@ -173,7 +192,8 @@ def pair_counts(stats: Statistics) -> tuple[list[int], fitting.PairCounts]:
     a = order[np.searchsorted(version_of[order], stats.first)]
     b = order[np.searchsorted(version_of[order], stats.second)]
     swap = a > b
-    return bot_ids, fitting.pair_counts_of(
+    # One row per version pair is one per bot pair (one current version each): no need to aggregate again.
+    return bot_ids, fitting.PairCounts(
         len(bot_ids),
         np.where(swap, b, a),
         np.where(swap, a, b),
@@ -189,15 +209,18 @@ def games_of(stats: Statistics) -> dict[int, int]:
 
 
 def encode(stats: Statistics) -> bytes:
-    """The arrays of ``stats`` (not the scalars or the seat results, stored beside them), compressed."""
+    """The arrays of ``stats`` (not the scalars or the seat results, stored beside them). Not compressed: zlib takes
+    seconds on a million pairs of floats and saves a third."""
     buffer = io.BytesIO()
     bots = sorted(stats.versions)
-    np.savez_compressed(
+    if len(stats.second) and max(stats.first.max(), stats.second.max()) >= 2**31:
+        raise ValueError("version ids beyond int32: store them as int64")
+    np.savez(
         buffer,
         versions=np.asarray([[bot, *stats.versions[bot]] for bot in bots], dtype=np.int64).reshape(-1, 3),
         counted=np.asarray(sorted(stats.counted.items()), dtype=np.int64).reshape(-1, 2),
-        first=stats.first,
-        second=stats.second,
+        first=stats.first.astype(np.int32),
+        second=stats.second.astype(np.int32),
         games=stats.games,
         score=stats.score,
         information=stats.information,
@@ -213,8 +236,8 @@ def decode(
         counted = {int(version): int(n) for version, n in arrays["counted"].tolist()}
         return Statistics(
             versions,
-            arrays["first"],
-            arrays["second"],
+            arrays["first"].astype(np.int64),
+            arrays["second"].astype(np.int64),
             arrays["games"],
             arrays["score"],
             arrays["information"],

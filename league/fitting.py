@@ -103,15 +103,6 @@ def pair_counts(
     return _coalesce(bots, *(np.concatenate(column) for column in zip(*parts, strict=True)))
 
 
-def pair_counts_of(
-    bots: int, first: np.ndarray, second: np.ndarray, games: np.ndarray, score: np.ndarray, information: np.ndarray
-) -> PairCounts:
-    """Pair counts from columns already aggregated elsewhere (``league.fit_stats``), ``first < second`` per row."""
-    if len(first) and (np.any(first >= second) or first.min() < 0 or second.max() >= bots):
-        raise ValueError("pairs must be (first < second) within 0..bots-1")
-    return _coalesce(bots, first, second, games, score, information)
-
-
 def _coalesce(
     bots: int, first: np.ndarray, second: np.ndarray, games: np.ndarray, score: np.ndarray, information: np.ndarray
 ) -> PairCounts:
