@@ -17,7 +17,9 @@ strengths (N(1500, 250²)) plus Gumbel noise (the Elo model's race). Then, timed
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import random
 import sys
 import time
@@ -130,6 +132,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=1_000_000)
     parser.add_argument("--new", type=int, default=1000)
     parser.add_argument("--skip-old-read", action="store_true", help="do not time the old full read")
+    parser.add_argument("--profile", action="store_true", help="print where the incremental refit spends its time")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
@@ -186,9 +189,15 @@ def run(args: argparse.Namespace) -> None:
         args.results,
         args,
     )
+    profile = cProfile.Profile() if args.profile else None
+    if profile is not None:
+        profile.enable()
     fit = timed(
         f"refit_game incremental after {args.new:,} new matches", lambda: fits.refit_game(GAME), args.results, args
     )
+    if profile is not None:
+        profile.disable()
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
     print(f"  {fit.matches:,} matches, {fit.iterations} Newton iterations")
 
     # A bot's second version plays 100 matches: its first version's tables are counted again without it.
