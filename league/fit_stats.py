@@ -86,6 +86,15 @@ class _Delta:
         self.information: list[float] = []
         self.counted: dict[int, int] = {}
 
+    def pairs(self) -> Pairs:
+        """The contributions summed per pair, sorted."""
+        if not self.first:
+            return Pairs.empty()
+        first, second = np.asarray(self.first, dtype=np.int64), np.asarray(self.second, dtype=np.int64)
+        keys, where = np.unique(_keys(first, second), return_inverse=True)
+        sums = [np.bincount(where, values, len(keys)) for values in (self.games, self.score, self.information)]
+        return Pairs(keys >> 32, keys & 0xFFFFFFFF, *sums)
+
     def add(self, table: Sequence[SeatRow], versions: Versions, sign: int) -> None:
         current = [row for row in table if versions[row[1]][0] == row[2]]
         m = len(current)
@@ -113,9 +122,10 @@ def advance(
     new: Sequence[Sequence[SeatRow]],
     revisited: Sequence[Sequence[SeatRow]],
     last_seq: int,
-) -> Statistics:
-    """``stats`` with the ``new`` matches (recorded after ``stats.last_seq``, up to ``last_seq``) added.
-    ``revisited``: every match already counted in which a version retired by ``new`` played (``retired``)."""
+) -> tuple[Statistics, Pairs]:
+    """``stats`` with the ``new`` matches (recorded after ``stats.last_seq``, up to ``last_seq``) added, and the
+    change to its pairs. ``revisited``: every match already counted in which a version retired by ``new`` played
+    (``retired``)."""
     versions = newer_versions(stats.versions, new)
     delta = _Delta()
     for table in revisited:
@@ -138,12 +148,15 @@ def advance(
                 counts[seat][1 if firsts == 1 else 2] += 1
         delta.add(table, versions, +1)
     counted = dict(stats.counted)
-    for version, change in delta.counted.items():
-        counted[version] = counted.get(version, 0) + change
+    for version, difference in delta.counted.items():
+        counted[version] = counted.get(version, 0) + difference
     gone = retired(stats.versions, versions)
     counted = {version: n for version, n in counted.items() if n > 0 and version not in gone}
-    columns = _merge(stats, delta, gone)
-    return Statistics(versions, *columns, counted, seat_results, matches, last_match_id, last_seq)
+    change = delta.pairs()
+    merged = combine(Pairs(stats.first, stats.second, stats.games, stats.score, stats.information), change)
+    if gone:  # a retired version's pairs subtracted to (about) nothing: make sure none is left
+        merged = merged.where(~(np.isin(merged.first, sorted(gone)) | np.isin(merged.second, sorted(gone))))
+    return Statistics(versions, *merged.columns(), counted, seat_results, matches, last_match_id, last_seq), change
 
 
 def _keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -151,37 +164,53 @@ def _keys(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return (first.astype(np.int64) << 32) | second.astype(np.int64)
 
 
-def _merge(
-    stats: Statistics, delta: _Delta, gone: set[int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The stored columns (sorted by pair) plus the delta's: a binary search of the few changed pairs into the many
-    kept ones, not a sort of them all (the refit's cost must not grow with history)."""
-    first, second = stats.first, stats.second
-    games, score, information = stats.games.copy(), stats.score.copy(), stats.information.copy()
-    if delta.first:
-        added, where = np.unique(
-            _keys(np.asarray(delta.first, dtype=np.int64), np.asarray(delta.second, dtype=np.int64)),
-            return_inverse=True,
-        )
-        columns = [np.bincount(where, values, len(added)) for values in (delta.games, delta.score, delta.information)]
-        keys = _keys(first, second)
+@dataclass(frozen=True)
+class Pairs:
+    """Pair columns sorted by (first, second), one row per pair: the stored statistics, or a change to them."""
+
+    first: np.ndarray
+    second: np.ndarray
+    games: np.ndarray
+    score: np.ndarray
+    information: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Pairs:
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0), np.zeros(0))
+
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return self.first, self.second, self.games, self.score, self.information
+
+    def where(self, keep: np.ndarray) -> Pairs:
+        return Pairs(*(column[keep] for column in self.columns()))
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+
+def combine(base: Pairs, change: Pairs, drop: bool = True) -> Pairs:
+    """``base`` plus ``change`` (both sorted): a binary search of the few changed pairs into the many kept ones, not
+    a sort of them all, so the cost does not grow with history. ``drop``: pairs whose weighted games subtracted to
+    (about) nothing go, with their rounding residue."""
+    games, score, information = base.games.copy(), base.score.copy(), base.information.copy()
+    first, second = base.first, base.second
+    if len(change):
+        keys, added = _keys(first, second), _keys(change.first, change.second)
         at = np.searchsorted(keys, added)
         hit = at < len(keys)
         hit[hit] = keys[at[hit]] == added[hit]
-        for column, values in zip((games, score, information), columns, strict=True):
-            np.add.at(column, at[hit], values[hit])
-        new, spot = added[~hit], at[~hit]
-        first = np.insert(first, spot, new >> 32)
-        second = np.insert(second, spot, new & 0xFFFFFFFF)
+        values = (change.games, change.score, change.information)
+        for column, value in zip((games, score, information), values, strict=True):
+            column[at[hit]] += value[hit]  # the change has one row per pair: no repeated index
+        spot = at[~hit]
+        first = np.insert(first, spot, change.first[~hit])
+        second = np.insert(second, spot, change.second[~hit])
         games, score, information = (
-            np.insert(column, spot, values[~hit])
-            for column, values in zip((games, score, information), columns, strict=True)
+            np.insert(column, spot, value[~hit])
+            for column, value in zip((games, score, information), values, strict=True)
         )
-    # A retired version's pairs subtract to (about) nothing: drop them, and the rounding residue with them.
-    keep = games > RESIDUE
-    if gone:
-        keep &= ~(np.isin(first, sorted(gone)) | np.isin(second, sorted(gone)))
-    return first[keep], second[keep], games[keep], score[keep], information[keep]
+    merged = Pairs(first, second, games, score, information)
+    return merged.where(np.abs(games) > RESIDUE) if drop else merged
 
 
 def pair_counts(stats: Statistics) -> tuple[list[int], fitting.PairCounts]:
@@ -208,42 +237,59 @@ def games_of(stats: Statistics) -> dict[int, int]:
     return {bot: stats.counted[version] for bot, (version, _n) in stats.versions.items() if version in stats.counted}
 
 
-def encode(stats: Statistics) -> bytes:
-    """The arrays of ``stats`` (not the scalars or the seat results, stored beside them). Not compressed: zlib takes
-    seconds on a million pairs of floats and saves a third."""
-    buffer = io.BytesIO()
-    bots = sorted(stats.versions)
-    if len(stats.second) and max(stats.first.max(), stats.second.max()) >= 2**31:
+def encode_pairs(pairs: Pairs) -> bytes:
+    """Pair columns, uncompressed: zlib takes seconds on a million pairs of floats and saves a third."""
+    if len(pairs) and max(pairs.first.max(), pairs.second.max()) >= 2**31:
         raise ValueError("version ids beyond int32: store them as int64")
+    buffer = io.BytesIO()
     np.savez(
         buffer,
-        versions=np.asarray([[bot, *stats.versions[bot]] for bot in bots], dtype=np.int64).reshape(-1, 3),
-        counted=np.asarray(sorted(stats.counted.items()), dtype=np.int64).reshape(-1, 2),
-        first=stats.first.astype(np.int32),
-        second=stats.second.astype(np.int32),
-        games=stats.games,
-        score=stats.score,
-        information=stats.information,
+        first=pairs.first.astype(np.int32),
+        second=pairs.second.astype(np.int32),
+        games=pairs.games,
+        score=pairs.score,
+        information=pairs.information,
     )
     return buffer.getvalue()
 
 
-def decode(
-    data: bytes, seat_results: dict[str, list[list[int]]], matches: int, last_match_id: int, last_seq: int
-) -> Statistics:
+def decode_pairs(data: bytes | None) -> Pairs:
+    if not data:
+        return Pairs.empty()
     with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
-        versions = {int(bot): (int(version), int(number)) for bot, version, number in arrays["versions"].tolist()}
-        counted = {int(version): int(n) for version, n in arrays["counted"].tolist()}
-        return Statistics(
-            versions,
+        return Pairs(
             arrays["first"].astype(np.int64),
             arrays["second"].astype(np.int64),
             arrays["games"],
             arrays["score"],
             arrays["information"],
-            counted,
-            seat_results,
-            matches,
-            last_match_id,
-            last_seq,
         )
+
+
+def encode_rest(stats: Statistics) -> bytes:
+    """The current versions and each version's counted matches (a row per bot)."""
+    buffer = io.BytesIO()
+    bots = sorted(stats.versions)
+    np.savez(
+        buffer,
+        versions=np.asarray([[bot, *stats.versions[bot]] for bot in bots], dtype=np.int64).reshape(-1, 3),
+        counted=np.asarray(sorted(stats.counted.items()), dtype=np.int64).reshape(-1, 2),
+    )
+    return buffer.getvalue()
+
+
+def decode(
+    base: Pairs,
+    pending: Pairs,
+    rest: bytes,
+    seat_results: dict[str, list[list[int]]],
+    matches: int,
+    last_match_id: int,
+    last_seq: int,
+) -> Statistics:
+    """The statistics from their stored parts: the pairs are ``base`` plus the ``pending`` change since it."""
+    with np.load(io.BytesIO(rest), allow_pickle=False) as arrays:
+        versions = {int(bot): (int(version), int(number)) for bot, version, number in arrays["versions"].tolist()}
+        counted = {int(version): int(n) for version, n in arrays["counted"].tolist()}
+    pairs = combine(base, pending)
+    return Statistics(versions, *pairs.columns(), counted, seat_results, matches, last_match_id, last_seq)

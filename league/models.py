@@ -542,8 +542,12 @@ class FitStatistics(models.Model):
     matches = models.PositiveIntegerField(default=0)
     last_match_id = models.BigIntegerField(default=0)
     seat_results = models.JSONField(default=dict, blank=True)
-    # numpy arrays (np.savez_compressed): league.fit_stats.encode / decode.
+    # numpy arrays (league.fit_stats): the pairs as of the last compaction, the change to them since (small: a
+    # refit writes only this until it is a tenth of the base), and the current versions with their counted matches.
     data = models.BinaryField(editable=False)
+    pending = models.BinaryField(editable=False, null=True)
+    base_seq = models.BigIntegerField(default=0)  # ``last_seq`` when ``data`` was written: what ``pending`` is after
+    rest = models.BinaryField(editable=False, null=True)
 
     class Meta:
         verbose_name_plural = "fit statistics"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from django.db import transaction
@@ -139,24 +140,43 @@ def _seat_rows(matches: QuerySet[Match]) -> list[fit_stats.SeatRow]:
     )
 
 
-def stored_statistics(game_id: str) -> fit_stats.Statistics:
+# The pending change is folded into the stored base once it is this share of it: a refit then writes the change
+# alone (kilobytes), and the whole pairs (tens of MB at a million games) once in a while.
+COMPACT_SHARE = 0.1
+
+
+@dataclass
+class Stored:
+    stats: fit_stats.Statistics  # base plus pending
+    base: int  # pairs in the stored base
+    pending: fit_stats.Pairs  # the change since the base
+    base_seq: int = -1  # the stored base's last_seq (-1: none stored)
+
+
+def stored_statistics(game_id: str) -> Stored:
     """The statistics the last refit stored (empty before the first)."""
     row = FitStatistics.objects.filter(game=game_id).first()
-    if row is None:
-        return fit_stats.Statistics()
-    return fit_stats.decode(bytes(row.data), row.seat_results, row.matches, row.last_match_id, row.last_seq)
+    if row is None or row.rest is None:
+        return Stored(fit_stats.Statistics(), 0, fit_stats.Pairs.empty())
+    base = fit_stats.decode_pairs(bytes(row.data))
+    pending = fit_stats.decode_pairs(bytes(row.pending) if row.pending is not None else None)
+    stats = fit_stats.decode(
+        base, pending, bytes(row.rest), row.seat_results, row.matches, row.last_match_id, row.last_seq
+    )
+    return Stored(stats, len(base), pending, row.base_seq)
 
 
-def update_statistics(game_id: str, stats: fit_stats.Statistics) -> fit_stats.Statistics:
-    """``stats`` with the rated matches recorded since ``stats.last_seq``: those matches' seats, and the seats of
+def update_statistics(game_id: str, stored: Stored) -> Stored:
+    """``stored`` with the rated matches recorded since its ``last_seq``: those matches' seats, and the seats of
     the earlier matches of versions they retired (two or three queries; none of them reads all history)."""
+    stats = stored.stats
     rated = Match.objects.filter(game=game_id, rated_seq__isnull=False)
     fresh = rated.filter(rated_seq__gt=stats.last_seq)
     # The newest number first, then the seats of the matches up to it: numbers commit in order, so none below it
     # can still appear (Match.rated_seq).
     last_seq = fresh.aggregate(last=Max("rated_seq"))["last"]
     if last_seq is None:
-        return stats
+        return stored
     new = fit_stats.tables(_seat_rows(fresh.filter(rated_seq__lte=last_seq)))
     gone = fit_stats.retired(stats.versions, fit_stats.newer_versions(stats.versions, new))
     revisited: list[list[fit_stats.SeatRow]] = []
@@ -166,13 +186,16 @@ def update_statistics(game_id: str, stats: fit_stats.Statistics) -> fit_stats.St
             pk__in=Seat.objects.filter(bot_version_id__in=sorted(gone)).values("match_id"),
         )
         revisited = fit_stats.tables(_seat_rows(earlier))
-    return fit_stats.advance(stats, new, revisited, int(last_seq))
+    updated, change = fit_stats.advance(stats, new, revisited, int(last_seq))
+    return Stored(updated, stored.base, fit_stats.combine(stored.pending, change, drop=False), stored.base_seq)
 
 
-def compute_incremental(game_id: str, cold: bool = False) -> tuple[Computed, fit_stats.Statistics] | None:
+def compute_incremental(game_id: str, cold: bool = False) -> tuple[Computed, Stored] | None:
     """The fit from the stored statistics and the matches recorded since (None: no rated pair yet). ``cold``: the
     statistics rebuilt from every rated match instead (a repair)."""
-    stats = update_statistics(game_id, fit_stats.Statistics() if cold else stored_statistics(game_id))
+    empty = Stored(fit_stats.Statistics(), 0, fit_stats.Pairs.empty())
+    stored = update_statistics(game_id, empty if cold else stored_statistics(game_id))
+    stats = stored.stats
     if not len(stats.first):
         return None
     bot_ids, counts = fit_stats.pair_counts(stats)
@@ -184,7 +207,7 @@ def compute_incremental(game_id: str, cold: bool = False) -> tuple[Computed, fit
         matches=stats.matches,
         last_match_id=stats.last_match_id,
     )
-    return _compute(game_id, data, counts, warm=True), stats
+    return _compute(game_id, data, counts, warm=True), stored
 
 
 def refit_game(game_id: str, cold: bool = False) -> RatingFit | None:
@@ -195,8 +218,8 @@ def refit_game(game_id: str, cold: bool = False) -> RatingFit | None:
     incremental = compute_incremental(game_id, cold)
     if incremental is None:
         return None
-    computed, stats = incremental
-    return _store(game_id, computed, time.perf_counter() - started, stats)
+    computed, stored = incremental
+    return _store(game_id, computed, time.perf_counter() - started, stored, compact=cold)
 
 
 # recompute_ratings: a cold refit must agree with the stored one to within the optimiser's tolerance (GTOL: under
@@ -242,7 +265,7 @@ def compare_fit(game_id: str) -> list[str] | None:
 
 def _compare_statistics(game_id: str, computed: Computed) -> list[str]:
     """The stored statistics (what the next incremental refit builds on) against the cold refit's pair counts."""
-    stats = stored_statistics(game_id)
+    stats = stored_statistics(game_id).stats
     data, cold = computed.data, computed.counts
     if (stats.matches, stats.last_match_id, stats.seat_results) != (
         data.matches,
@@ -281,7 +304,7 @@ def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple
     }
 
 
-def _store(game_id: str, computed: Computed, seconds: float, stats: fit_stats.Statistics) -> RatingFit:
+def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, compact: bool = False) -> RatingFit:
     data, result, ranks = computed.data, computed.result, computed.ranks
     now = timezone.now()
     with transaction.atomic():
@@ -349,17 +372,31 @@ def _store(game_id: str, computed: Computed, seconds: float, stats: fit_stats.St
         FittedRating.objects.filter(bot__game=game_id).delete()
         FittedRating.objects.bulk_create(rows, batch_size=2000)
         FitSnapshot.objects.bulk_create(snapshots, batch_size=2000)
-        FitStatistics.objects.update_or_create(
-            game=game_id,
-            defaults={
-                "last_seq": stats.last_seq,
-                "matches": stats.matches,
-                "last_match_id": stats.last_match_id,
-                "seat_results": stats.seat_results,
-                "data": fit_stats.encode(stats),
-            },
-        )
+        _store_statistics(game_id, stored, compact)
     return fit
+
+
+def _store_statistics(game_id: str, stored: Stored, compact: bool) -> None:
+    """The statistics' row: the pending change alone, or (compacting) the whole pairs as the new base."""
+    stats = stored.stats
+    values: dict[str, Any] = {
+        "last_seq": stats.last_seq,
+        "matches": stats.matches,
+        "last_match_id": stats.last_match_id,
+        "seat_results": stats.seat_results,
+        "rest": fit_stats.encode_rest(stats),
+    }
+    row = FitStatistics.objects.filter(game=game_id)
+    # update() writes without reading the old row (its base is tens of MB at a million games). The change alone
+    # only onto the base it was computed from: another refit may have compacted meanwhile.
+    small = not compact and stored.base and len(stored.pending) <= COMPACT_SHARE * stored.base
+    pending = row.filter(base_seq=stored.base_seq)
+    if small and pending.update(pending=fit_stats.encode_pairs(stored.pending), **values):
+        return
+    pairs = fit_stats.Pairs(stats.first, stats.second, stats.games, stats.score, stats.information)
+    values |= {"data": fit_stats.encode_pairs(pairs), "pending": None, "base_seq": stats.last_seq}
+    if not row.update(**values):
+        FitStatistics.objects.create(game=game_id, **values)
 
 
 # The settling matchmaking looks at pairs at most settling.NEIGHBOURS apart among the bots it may seat; among all the

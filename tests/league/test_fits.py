@@ -13,7 +13,7 @@ from django.db.models import F
 from django.test import Client
 from rest_framework.test import APIClient
 
-from league.models import BotVersion, FitSnapshot, FittedRating, Match, Rating, RatingFit, Seat
+from league.models import BotVersion, FitSnapshot, FitStatistics, FittedRating, Match, Rating, RatingFit, Seat
 from league.pairing import Candidate
 from league.services import fits
 from league.services.ladder import do_schedule_ladder, ladder_config
@@ -226,6 +226,13 @@ def test_the_home_page_and_my_bots_show_the_fitted_elo(client: Client) -> None:
 # The incremental refit (docs/decisions.md, "Incremental refit"): stored statistics plus the matches recorded since.
 
 
+@pytest.fixture(params=["pending", "compacted"])
+def compaction(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each refit stores its change alone onto the base (never compacting), or the whole statistics each time."""
+    monkeypatch.setattr(fits, "COMPACT_SHARE", 1e9 if request.param == "pending" else 0.0)
+    return str(request.param)
+
+
 def _play_tables(versions: list[BotVersion], games: int, seed: int) -> None:
     """Tables of 2 to 4 seats; the lower index tends to win, and equal draws tie."""
     rng = random.Random(seed)
@@ -241,16 +248,18 @@ def _finish(match: Match, ranks: list[int]) -> None:
     assert do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
 
 
-def test_an_incremental_refit_equals_a_cold_one_and_reads_only_the_new_matches() -> None:
+def test_an_incremental_refit_equals_a_cold_one_and_reads_only_the_new_matches(compaction: str) -> None:
     bots = league(6)
     versions = [newest(bot) for bot in bots]
     _play_tables(versions, 40, seed=1)
     first = fits.refit_game("love_letter")
-    assert first is not None and fits.stored_statistics("love_letter").last_seq == 40
+    assert first is not None and fits.stored_statistics("love_letter").stats.last_seq == 40
     _play_tables(versions, 25, seed=2)
     assert fits.is_stale("love_letter")
     fit = fits.refit_game("love_letter")
     assert fit is not None and fit.matches == 65 and not fits.is_stale("love_letter")
+    row = FitStatistics.objects.get(game="love_letter")
+    assert (row.pending is None, row.base_seq) == ((False, 40) if compaction == "pending" else (True, 65))
     assert fits.compare_fit("love_letter") == []  # ratings, intervals, ranks, games and the statistics themselves
     # An already counted match changed behind the fit's back (as no code does): the incremental refit does not read
     # it again, so only the cold comparison sees it; a repair rebuilds the statistics from every game.
@@ -263,7 +272,7 @@ def test_an_incremental_refit_equals_a_cold_one_and_reads_only_the_new_matches()
     assert fits.compare_fit("love_letter") == []
 
 
-def test_an_incremental_refit_after_new_versions_counts_their_old_tables_again() -> None:
+def test_an_incremental_refit_after_new_versions_counts_their_old_tables_again(compaction: str) -> None:
     bots = league(5)
     versions = [newest(bot) for bot in bots]
     _play_tables(versions, 40, seed=3)
@@ -290,7 +299,7 @@ def test_an_incremental_refit_after_new_versions_counts_their_old_tables_again()
         assert FittedRating.objects.get(bot=bot).games == cold.data.games.get(bot.pk, 0)
 
 
-def test_matches_finished_out_of_id_order_are_all_counted() -> None:
+def test_matches_finished_out_of_id_order_are_all_counted(compaction: str) -> None:
     bots = league(3)
     play_ordered(bots, 10)
     versions = [newest(bot) for bot in bots]
