@@ -132,6 +132,7 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=1_000_000)
     parser.add_argument("--new", type=int, default=1000)
     parser.add_argument("--skip-old-read", action="store_true", help="do not time the old full read")
+    parser.add_argument("--skip-compare", action="store_true", help="do not time the cold comparison")
     parser.add_argument("--profile", action="store_true", help="print where the incremental refit spends its time")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -176,7 +177,7 @@ def run(args: argparse.Namespace) -> None:
     )
     print(
         f"  {fit.matches:,} matches, {fit.bots:,} bots, {fit.iterations} Newton iterations, "
-        f"fit.seconds {fit.seconds:.2f}"
+        f"fit.seconds {fit.seconds:.2f}, converged {fit.converged}"
     )
 
     with transaction.atomic(), connection.cursor() as cursor:
@@ -198,7 +199,7 @@ def run(args: argparse.Namespace) -> None:
     if profile is not None:
         profile.disable()
         pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
-    print(f"  {fit.matches:,} matches, {fit.iterations} Newton iterations")
+    print(f"  {fit.matches:,} matches, {fit.iterations} Newton iterations, converged {fit.converged}")
 
     # A bot's second version plays 100 matches: its first version's tables are counted again without it.
     busiest = 0
@@ -228,6 +229,9 @@ def run(args: argparse.Namespace) -> None:
         args.results,
         args,
     )
+    print(f"  {fit.iterations} Newton iterations, converged {fit.converged}")
+    if args.skip_compare:
+        return
     differences = timed(
         "compare_fit (a cold refit from every seat, compared)", lambda: fits.compare_fit(GAME), args.results, args
     )
