@@ -3,17 +3,29 @@ API that show it, the settling matchmaking and the seat advantage."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import itertools
 import random
 
 import pytest
+from django.apps import apps
 from django.core.management import CommandError, call_command
 from django.db.models import F
 from django.test import Client
 from rest_framework.test import APIClient
 
-from league.models import BotVersion, FitSnapshot, FitStatistics, FittedRating, Match, Rating, RatingFit, Seat
+from league.models import (
+    BotVersion,
+    FitSnapshot,
+    FitStatistics,
+    FittedRating,
+    Match,
+    RatedSequence,
+    Rating,
+    RatingFit,
+    Seat,
+)
 from league.pairing import Candidate
 from league.services import fits
 from league.services.ladder import do_schedule_ladder, ladder_config
@@ -316,3 +328,17 @@ def test_matches_finished_out_of_id_order_are_all_counted(compaction: str) -> No
     assert fits.is_stale("love_letter")
     fit = fits.refit_game("love_letter")
     assert fit is not None and fit.matches == 12 and fits.compare_fit("love_letter") == []
+
+
+def test_the_migration_numbers_existing_rated_matches_in_finish_order() -> None:
+    bots = league(3)
+    versions = [newest(bot) for bot in bots]
+    made = [record(versions[:2], [1, 2]), record(versions[1:], [1, 2]), record([versions[0], versions[2]], [2, 1])]
+    last = Match.objects.get(pk=made[2].pk).finished_at
+    Match.objects.filter(pk=made[0].pk).update(finished_at=last)  # a tie with the last: by id
+    Match.objects.update(rated_seq=None)
+    RatedSequence.objects.all().delete()
+    importlib.import_module("league.migrations.0010_rated_sequence").number_rated_matches(apps, None)
+    numbers = dict(Match.objects.values_list("pk", "rated_seq"))
+    assert numbers == {made[1].pk: 1, made[0].pk: 2, made[2].pk: 3}
+    assert RatedSequence.objects.get(game="love_letter").last == 3
