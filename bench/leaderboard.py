@@ -112,7 +112,7 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
 
     from bots.results import FaultCause
     from league import ratings
-    from league.models import Bot, BotVersion, Match, Rating, RatingChange, Seat
+    from league.models import Bot, BotVersion, Match, RatedSequence, Rating, RatingChange, Seat
 
     users = User.objects.bulk_create(User(username=f"author{n}") for n in range(math.ceil(bots / 5)))
     league = Bot.objects.bulk_create(
@@ -145,8 +145,9 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
                 attempts=1,
                 finished_at=stamp,
                 wall_ms=rng.randint(200, 4000),
+                rated_seq=n,  # recorded in finish order, as the league numbers them
             )
-            for stamp in stamps
+            for n, stamp in enumerate(stamps, start=start + 1)
         )
         seats, changes = [], []
         for match, table_, stamp in zip(created, tables, stamps, strict=True):
@@ -183,6 +184,7 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
     Rating.objects.bulk_create(
         Rating(bot=bot, last_match_at=last[n], **_fields(states[n])) for n, bot in enumerate(league)
     )
+    RatedSequence.objects.create(game=GAME, last=matches)
     return league[max(range(bots), key=lambda n: states[n].games)].pk
 
 

@@ -166,6 +166,10 @@ class Match(models.Model):
     )
     # Claimed before ordinary ladder games (a placement burst): the claim order's priority lane.
     placing = models.BooleanField(default=False, editable=False)
+    # A rated match's place in its game's recorded order (1, 2, ...), set in the recording transaction under the
+    # game's ``RatedSequence`` row lock, so a game's numbers commit in order: the fitted Elo's incremental refit
+    # reads the matches after the last number it saw (league/services/fits.py). None: not rated (or not finished).
+    rated_seq = models.BigIntegerField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -179,6 +183,8 @@ class Match(models.Model):
             models.Index(
                 fields=["finished_at"], condition=models.Q(logs_deleted_at__isnull=True), name="match_logs_kept"
             ),
+            # The incremental refit's read: a game's rated matches after a recorded-order number.
+            models.Index(fields=["game", "rated_seq"], name="match_game_rated_seq"),
         ]
 
     def __str__(self) -> str:
@@ -513,6 +519,41 @@ class RatingFit(models.Model):
 
     def __str__(self) -> str:
         return f"fit {self.pk} of {self.game} ({self.matches} matches)"
+
+
+class RatedSequence(models.Model):
+    """A game's last ``Match.rated_seq``: the recording transaction takes the next number under this row's lock, held
+    until it commits, so the numbers of one game become visible in order (docs/decisions.md, "Incremental refit")."""
+
+    game = models.CharField(max_length=40, primary_key=True)
+    last = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.game}: {self.last} rated matches recorded"
+
+
+class FitStatistics(models.Model):
+    """A game's sufficient statistics for the fitted Elo, up to ``last_seq`` (league/fit_stats.py): the pair counts
+    by version, each version's counted matches, the current versions and the seat results. One row per game,
+    replaced by each refit; the next refit adds only the matches recorded after ``last_seq``."""
+
+    game = models.CharField(max_length=40, primary_key=True)
+    last_seq = models.BigIntegerField(default=0)
+    matches = models.PositiveIntegerField(default=0)
+    last_match_id = models.BigIntegerField(default=0)
+    seat_results = models.JSONField(default=dict, blank=True)
+    # numpy arrays (league.fit_stats): the pairs as of the last compaction, the change to them since (small: a
+    # refit writes only this until it is a tenth of the base), and the current versions with their counted matches.
+    data = models.BinaryField(editable=False)
+    pending = models.BinaryField(editable=False, null=True)
+    base_seq = models.BigIntegerField(default=0)  # ``last_seq`` when ``data`` was written: what ``pending`` is after
+    rest = models.BinaryField(editable=False, null=True)
+
+    class Meta:
+        verbose_name_plural = "fit statistics"
+
+    def __str__(self) -> str:
+        return f"fit statistics of {self.game} up to {self.last_seq}"
 
 
 class FittedRating(models.Model):

@@ -7,8 +7,13 @@ Elo). The maths is ``league.fitting`` (pure); this module reads the games, maps 
 - **Warm start** from the stored fit; bots new since then start at 1500.
 - **Ranks** are among the bots the leaderboard lists (on the ladder, a ready version); a fitted bot off the ladder
   keeps its Elo and interval, with rank 0.
-- **Staleness**: a fit records how many rated matches it saw and the newest one's id; a game whose count or newest id
-  differs is refitted by ``do_refit_stale`` (Celery beat, every ``RATINGS_REFIT_SECONDS``).
+- **Incremental**: a refit does not read all history. Each game's sufficient statistics (``league.fit_stats``: pair
+  counts by version, counted games, current versions, seat results) are stored with the fit up to a recorded-order
+  number (``Match.rated_seq``, taken in the recording transaction); the next refit adds the matches after it, and
+  recounts the earlier matches of any version a newer one retired. ``compute_fit`` is the cold refit from every
+  seat; ``recompute_ratings`` compares the stored fit with it.
+- **Staleness**: a game with a rated match numbered after the stored statistics is refitted by ``do_refit_stale``
+  (Celery beat, every ``RATINGS_REFIT_SECONDS``). A fit records how many rated matches it saw and the newest id.
 """
 
 from __future__ import annotations
@@ -16,15 +21,16 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef
+from django.db.models import Exists, Max, OuterRef, QuerySet
 from django.utils import timezone
 
 from games.registry import GAMES
-from league import fitting
-from league.models import Bot, BotVersion, FitSnapshot, FittedRating, Match, RatingFit, Seat
+from league import fit_stats, fitting
+from league.models import Bot, BotVersion, FitSnapshot, FitStatistics, FittedRating, Match, RatingFit, Seat
 from league.ratings import INITIAL_ELO
 from league.services import outbox
 from league.services.recording import rated_matches
@@ -48,14 +54,6 @@ class GameData:
     seat_results: dict[str, list[list[int]]] = field(default_factory=dict)
     matches: int = 0
     last_match_id: int = 0
-
-
-def stale_marker(game_id: str) -> tuple[int, int]:
-    """(rated finished matches, the largest id among them): a new result changes the count."""
-    row = Match.objects.filter(rated_matches(), game=game_id, status=Match.Status.FINISHED).aggregate(
-        n=Count("id"), last=Max("id")
-    )
-    return int(row["n"] or 0), int(row["last"] or 0)
 
 
 def load_game(game_id: str) -> GameData:
@@ -113,13 +111,16 @@ class Computed:
 
 
 def compute_fit(game_id: str, warm: bool = True) -> Computed | None:
-    """The fit of ``game_id``'s rated games, not stored (None: no rated pair yet). ``warm``: start from the stored
-    fit (the optimum is the same; only the number of Newton steps differs)."""
+    """The fit of ``game_id``'s rated games from cold (every rated seat read), not stored (None: no rated pair yet).
+    ``warm``: start from the stored fit (the optimum is the same; only the number of Newton steps differs)."""
     data = load_game(game_id)
     if not data.results:
         return None
+    return _compute(game_id, data, fitting.pair_counts(data.results, len(data.bot_ids)), warm)
+
+
+def _compute(game_id: str, data: GameData, counts: fitting.PairCounts, warm: bool) -> Computed:
     stored = dict(FittedRating.objects.filter(bot__game=game_id).values_list("bot_id", "elo")) if warm else {}
-    counts = fitting.pair_counts(data.results, len(data.bot_ids))
     start = np.array([stored.get(bot_id, INITIAL_ELO) for bot_id in data.bot_ids])
     result = fitting.fit(counts, warm_start=start)
     listed = set(
@@ -131,14 +132,94 @@ def compute_fit(game_id: str, warm: bool = True) -> Computed | None:
     return Computed(data, counts, result, ranks)
 
 
-def refit_game(game_id: str) -> RatingFit | None:
-    """Fit ``game_id``'s Elo to its rated games and store it (None: no rated game yet). Warm-started from the
+def _seat_rows(matches: QuerySet[Match]) -> list[fit_stats.SeatRow]:
+    return list(
+        Seat.objects.filter(match__in=matches)
+        .order_by("match_id", "number")
+        .values_list("match_id", "bot_version__bot_id", "bot_version_id", "bot_version__number", "rank")
+    )
+
+
+# The pending change is folded into the stored base once it is this share of it: a refit then writes the change
+# alone (kilobytes), and the whole pairs (tens of MB at a million games) once in a while.
+COMPACT_SHARE = 0.1
+
+
+@dataclass
+class Stored:
+    stats: fit_stats.Statistics  # base plus pending
+    base: int  # pairs in the stored base
+    pending: fit_stats.Pairs  # the change since the base
+    base_seq: int = -1  # the stored base's last_seq (-1: none stored)
+
+
+def stored_statistics(game_id: str) -> Stored:
+    """The statistics the last refit stored (empty before the first)."""
+    row = FitStatistics.objects.filter(game=game_id).first()
+    if row is None or row.rest is None:
+        return Stored(fit_stats.Statistics(), 0, fit_stats.Pairs.empty())
+    base = fit_stats.decode_pairs(bytes(row.data))
+    pending = fit_stats.decode_pairs(bytes(row.pending) if row.pending is not None else None)
+    stats = fit_stats.decode(
+        base, pending, bytes(row.rest), row.seat_results, row.matches, row.last_match_id, row.last_seq
+    )
+    return Stored(stats, len(base), pending, row.base_seq)
+
+
+def update_statistics(game_id: str, stored: Stored) -> Stored:
+    """``stored`` with the rated matches recorded since its ``last_seq``: those matches' seats, and the seats of
+    the earlier matches of versions they retired (two or three queries; none of them reads all history)."""
+    stats = stored.stats
+    rated = Match.objects.filter(game=game_id, rated_seq__isnull=False)
+    fresh = rated.filter(rated_seq__gt=stats.last_seq)
+    # The newest number first, then the seats of the matches up to it: numbers commit in order, so none below it
+    # can still appear (Match.rated_seq).
+    last_seq = fresh.aggregate(last=Max("rated_seq"))["last"]
+    if last_seq is None:
+        return stored
+    new = fit_stats.tables(_seat_rows(fresh.filter(rated_seq__lte=last_seq)))
+    gone = fit_stats.retired(stats.versions, fit_stats.newer_versions(stats.versions, new))
+    revisited: list[list[fit_stats.SeatRow]] = []
+    if gone:
+        earlier = rated.filter(
+            rated_seq__lte=stats.last_seq,
+            pk__in=Seat.objects.filter(bot_version_id__in=sorted(gone)).values("match_id"),
+        )
+        revisited = fit_stats.tables(_seat_rows(earlier))
+    updated, change = fit_stats.advance(stats, new, revisited, int(last_seq))
+    return Stored(updated, stored.base, fit_stats.combine(stored.pending, change, drop=False), stored.base_seq)
+
+
+def compute_incremental(game_id: str, cold: bool = False) -> tuple[Computed, Stored] | None:
+    """The fit from the stored statistics and the matches recorded since (None: no rated pair yet). ``cold``: the
+    statistics rebuilt from every rated match instead (a repair)."""
+    empty = Stored(fit_stats.Statistics(), 0, fit_stats.Pairs.empty())
+    stored = update_statistics(game_id, empty if cold else stored_statistics(game_id))
+    stats = stored.stats
+    if not len(stats.first):
+        return None
+    bot_ids, counts = fit_stats.pair_counts(stats)
+    data = GameData(
+        bot_ids=bot_ids,
+        versions=stats.versions,
+        games=fit_stats.games_of(stats),
+        seat_results=stats.seat_results,
+        matches=stats.matches,
+        last_match_id=stats.last_match_id,
+    )
+    return _compute(game_id, data, counts, warm=True), stored
+
+
+def refit_game(game_id: str, cold: bool = False) -> RatingFit | None:
+    """Fit ``game_id``'s Elo to its rated games and store it (None: no rated game yet). Incremental: the stored
+    statistics plus the matches recorded since (``cold``: rebuilt from every rated match); warm-started from the
     stored fit. Reads outside any lock; the write is one transaction."""
     started = time.perf_counter()
-    computed = compute_fit(game_id)
-    if computed is None:
+    incremental = compute_incremental(game_id, cold)
+    if incremental is None:
         return None
-    return _store(game_id, computed, time.perf_counter() - started)
+    computed, stored = incremental
+    return _store(game_id, computed, time.perf_counter() - started, stored, compact=cold)
 
 
 # recompute_ratings: a cold refit must agree with the stored one to within the optimiser's tolerance (GTOL: under
@@ -179,7 +260,33 @@ def compare_fit(game_id: str) -> list[str] | None:
         if wrong:
             differences.append(f"bot {bot_id}: fitted " + "; ".join(wrong))
     differences += [f"bot {bot_id}: fitted rating without rated games" for bot_id in stored.keys() - set(data.bot_ids)]
-    return differences
+    return differences + _compare_statistics(game_id, computed)
+
+
+def _compare_statistics(game_id: str, computed: Computed) -> list[str]:
+    """The stored statistics (what the next incremental refit builds on) against the cold refit's pair counts."""
+    stats = stored_statistics(game_id).stats
+    data, cold = computed.data, computed.counts
+    if (stats.matches, stats.last_match_id, stats.seat_results) != (
+        data.matches,
+        data.last_match_id,
+        data.seat_results,
+    ):
+        return ["stored fit statistics: matches or seat results differ from the games"]
+    bot_ids, counts = fit_stats.pair_counts(stats)
+    order = np.lexsort((counts.second, counts.first))  # the cold counts' order
+    same = (
+        bot_ids == data.bot_ids
+        and stats.versions == data.versions
+        and fit_stats.games_of(stats) == data.games
+        and np.array_equal(counts.first[order], cold.first)
+        and np.array_equal(counts.second[order], cold.second)
+        and all(
+            np.allclose(getattr(counts, name)[order], getattr(cold, name), rtol=1e-9, atol=1e-9)
+            for name in ("games", "score", "information")
+        )
+    )
+    return [] if same else ["stored fit statistics: pair counts or versions differ from the games"]
 
 
 def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple[int, int, int]]:
@@ -197,7 +304,7 @@ def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple
     }
 
 
-def _store(game_id: str, computed: Computed, seconds: float) -> RatingFit:
+def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, compact: bool = False) -> RatingFit:
     data, result, ranks = computed.data, computed.result, computed.ranks
     now = timezone.now()
     with transaction.atomic():
@@ -265,7 +372,31 @@ def _store(game_id: str, computed: Computed, seconds: float) -> RatingFit:
         FittedRating.objects.filter(bot__game=game_id).delete()
         FittedRating.objects.bulk_create(rows, batch_size=2000)
         FitSnapshot.objects.bulk_create(snapshots, batch_size=2000)
+        _store_statistics(game_id, stored, compact)
     return fit
+
+
+def _store_statistics(game_id: str, stored: Stored, compact: bool) -> None:
+    """The statistics' row: the pending change alone, or (compacting) the whole pairs as the new base."""
+    stats = stored.stats
+    values: dict[str, Any] = {
+        "last_seq": stats.last_seq,
+        "matches": stats.matches,
+        "last_match_id": stats.last_match_id,
+        "seat_results": stats.seat_results,
+        "rest": fit_stats.encode_rest(stats),
+    }
+    row = FitStatistics.objects.filter(game=game_id)
+    # update() writes without reading the old row (its base is tens of MB at a million games). The change alone
+    # only onto the base it was computed from: another refit may have compacted meanwhile.
+    small = not compact and stored.base and len(stored.pending) <= COMPACT_SHARE * stored.base
+    pending = row.filter(base_seq=stored.base_seq)
+    if small and pending.update(pending=fit_stats.encode_pairs(stored.pending), **values):
+        return
+    pairs = fit_stats.Pairs(stats.first, stats.second, stats.games, stats.score, stats.information)
+    values |= {"data": fit_stats.encode_pairs(pairs), "pending": None, "base_seq": stats.last_seq}
+    if not row.update(**values):
+        FitStatistics.objects.create(game=game_id, **values)
 
 
 # The settling matchmaking looks at pairs at most settling.NEIGHBOURS apart among the bots it may seat; among all the
@@ -306,11 +437,12 @@ def latest_fit(game_id: str) -> RatingFit | None:
 
 
 def is_stale(game_id: str) -> bool:
-    fit = latest_fit(game_id)
-    matches, last = stale_marker(game_id)
-    if fit is None:
-        return matches > 0
-    return (fit.matches, fit.last_match_id) != (matches, last)
+    """A rated match was recorded after the last refit's statistics (one index lookup, whatever the history)."""
+    newest = Match.objects.filter(game=game_id, rated_seq__isnull=False).aggregate(last=Max("rated_seq"))["last"]
+    if newest is None:
+        return False
+    seen = FitStatistics.objects.filter(game=game_id).values_list("last_seq", flat=True).first()
+    return seen is None or newest > seen
 
 
 def do_refit_stale(games: list[str] | None = None) -> list[RatingFit]:

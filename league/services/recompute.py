@@ -131,18 +131,19 @@ def do_recompute_ratings(games: list[str] | None = None, repair: bool = False) -
 
 def _compare_fit(report: RecomputeReport, repair: bool) -> None:
     """The fitted Elo follows from the games too: a cold refit must equal the stored fit (to the optimiser's
-    tolerance). A fit older than the latest result is not compared: beat refits it within RATINGS_REFIT_SECONDS."""
+    tolerance), and so must the statistics the next incremental refit builds on. A fit older than the latest result
+    is not compared: beat refits it within RATINGS_REFIT_SECONDS. A repair rebuilds the statistics from every game."""
     differences = fits.compare_fit(report.game)
     if differences is None:
         report.fit = "fitted Elo not of the latest results"
         if repair:
-            fits.refit_game(report.game)
+            fits.refit_game(report.game, cold=True)
             report.fit += ": refitted"
         return
     report.differences += differences
     report.fit = "fitted Elo equal to a cold refit" if not differences else f"{len(differences)} fitted differ"
     if repair and differences:
-        fits.refit_game(report.game)
+        fits.refit_game(report.game, cold=True)
         report.fit += ": refitted"
 
 

@@ -7,13 +7,13 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from bots.results import MatchResult
 from league import ratings
-from league.models import Bot, Match, Rating, RatingChange, Seat, fault_label
+from league.models import Bot, Match, RatedSequence, Rating, RatingChange, Seat, fault_label
 from league.rows import update_rows
 from league.services.matches import tournament_game_over
 
@@ -63,10 +63,14 @@ def record_locked(match: Match, seats: list[Seat], result: MatchResult) -> None:
     match.wall_ms = result.wall_ms
     match.replay_data = Match.pack_replay(result.replay)
     match.error = ""
-    if changes_ratings(match) and distinct_bots(seats):
-        # (may move finished_at forward: see there)
-        match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
-    match.save(update_fields=["status", "finished_at", "wall_ms", "replay_data", "error"])
+    fields = ["status", "finished_at", "wall_ms", "replay_data", "error"]
+    if changes_ratings(match):
+        if distinct_bots(seats):
+            # (may move finished_at forward: see there)
+            match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
+        match.rated_seq = next_rated_seq(match.game)
+        fields.append("rated_seq")
+    match.save(update_fields=fields)
     faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
     for bot_id in sorted(faulted):
         _pause_if_faulty(bot_id)
@@ -87,6 +91,21 @@ RATED_KINDS = (Match.Kind.LADDER, Match.Kind.PLACEMENT)
 
 def rated_matches() -> Q:
     return Q(kind__in=RATED_KINDS) | Q(kind=Match.Kind.TOURNAMENT, round__tournament__rated=True)
+
+
+def next_rated_seq(game: str) -> int:
+    """The game's next recorded-order number, in one statement (an upsert: the game's first creates the row). The
+    row stays locked until the caller's transaction commits, so a number becomes visible only after every smaller one
+    of its game (the incremental refit relies on it). Taken after the bots' rating rows, so the lock is held briefly
+    and always after those (no lock cycle)."""
+    table = connection.ops.quote_name(RatedSequence._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (game, last) VALUES (%s, 1) "
+            f"ON CONFLICT (game) DO UPDATE SET last = {table}.last + 1 RETURNING last",
+            [game],
+        )
+        return int(cursor.fetchone()[0])
 
 
 def distinct_bots(seats: list[Seat]) -> bool:

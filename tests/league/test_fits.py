@@ -3,23 +3,38 @@ API that show it, the settling matchmaking and the seat advantage."""
 
 from __future__ import annotations
 
+import importlib
 import io
 import itertools
 import random
 
 import pytest
+from django.apps import apps
 from django.core.management import CommandError, call_command
 from django.db.models import F
 from django.test import Client
 from rest_framework.test import APIClient
 
-from league.models import BotVersion, FitSnapshot, FittedRating, Match, Rating, RatingFit
+from league.models import (
+    BotVersion,
+    FitSnapshot,
+    FitStatistics,
+    FittedRating,
+    Match,
+    RatedSequence,
+    Rating,
+    RatingFit,
+    Seat,
+)
 from league.pairing import Candidate
 from league.services import fits
 from league.services.ladder import do_schedule_ladder, ladder_config
+from league.services.matches import do_claim_match, do_create_match
+from league.services.recording import do_record_match_result
 from league.settling import settle_score
 from league.views import rank_text
 from tests.league.fits_helpers import league, newest, play_ordered, record
+from tests.results import runner_result
 
 pytestmark = pytest.mark.django_db
 
@@ -218,3 +233,112 @@ def test_the_home_page_and_my_bots_show_the_fitted_elo(client: Client) -> None:
     assert f">{row.elo:.0f}<" in client.get("/").content.decode()
     mine = client.get("/account/bots/").content.decode()
     assert f"Elo <strong>{row.elo:.0f}</strong> ({row.low:.0f}\u2013{row.high:.0f})" in mine
+
+
+# The incremental refit (docs/decisions.md, "Incremental refit"): stored statistics plus the matches recorded since.
+
+
+@pytest.fixture(params=["pending", "compacted"])
+def compaction(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each refit stores its change alone onto the base (never compacting), or the whole statistics each time."""
+    monkeypatch.setattr(fits, "COMPACT_SHARE", 1e9 if request.param == "pending" else 0.0)
+    return str(request.param)
+
+
+def _play_tables(versions: list[BotVersion], games: int, seed: int) -> None:
+    """Tables of 2 to 4 seats; the lower index tends to win, and equal draws tie."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        table = rng.sample(versions, rng.choice([size for size in (2, 3, 4) if size <= len(versions)]))
+        keys = [round(versions.index(version) / 2 + rng.gauss(0, 1)) for version in table]
+        record(table, [1 + sum(1 for other in keys if other < key) for key in keys])
+
+
+def _finish(match: Match, ranks: list[int]) -> None:
+    do_claim_match(match.pk)
+    seats = [{"rank": rank, "score": float(-rank), "fault": None} for rank in ranks]
+    assert do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
+
+
+def test_an_incremental_refit_equals_a_cold_one_and_reads_only_the_new_matches(compaction: str) -> None:
+    bots = league(6)
+    versions = [newest(bot) for bot in bots]
+    _play_tables(versions, 40, seed=1)
+    first = fits.refit_game("love_letter")
+    assert first is not None and fits.stored_statistics("love_letter").stats.last_seq == 40
+    _play_tables(versions, 25, seed=2)
+    assert fits.is_stale("love_letter")
+    fit = fits.refit_game("love_letter")
+    assert fit is not None and fit.matches == 65 and not fits.is_stale("love_letter")
+    row = FitStatistics.objects.get(game="love_letter")
+    assert (row.pending is None, row.base_seq) == ((False, 40) if compaction == "pending" else (True, 65))
+    assert fits.compare_fit("love_letter") == []  # ratings, intervals, ranks, games and the statistics themselves
+    # An already counted match changed behind the fit's back (as no code does): the incremental refit does not read
+    # it again, so only the cold comparison sees it; a repair rebuilds the statistics from every game.
+    oldest = Match.objects.filter(rated_seq=1).get()
+    Seat.objects.filter(match=oldest).update(rank=F("rank") % 2 + 1)
+    record(versions[:2], [2, 1])
+    fits.refit_game("love_letter")
+    assert fits.compare_fit("love_letter")
+    fits.refit_game("love_letter", cold=True)
+    assert fits.compare_fit("love_letter") == []
+
+
+def test_an_incremental_refit_after_new_versions_counts_their_old_tables_again(compaction: str) -> None:
+    bots = league(5)
+    versions = [newest(bot) for bot in bots]
+    _play_tables(versions, 40, seed=3)
+    fits.refit_game("love_letter")
+    # bot1's version 2 plays; a table of its version 1 created before finishes after (it counts, without bot1).
+    late = do_create_match("love_letter", [versions[0], versions[1], versions[2]], seed=1, kind=Match.Kind.LADDER)
+    second = BotVersion.objects.create(bot=bots[1], number=2, builtin="random", status=BotVersion.Status.READY)
+    versions[1] = second
+    _play_tables(versions, 15, seed=4)
+    _finish(late, [3, 1, 2])
+    fits.refit_game("love_letter")
+    assert fits.compare_fit("love_letter") == []
+    row = FittedRating.objects.get(bot=bots[1])
+    assert row.version_id == second.pk and row.games == Seat.objects.filter(bot_version=second).count()
+    # Then bot2's version 2: tables with both old versions are counted again a second time.
+    versions[2] = BotVersion.objects.create(bot=bots[2], number=2, builtin="random", status=BotVersion.Status.READY)
+    _play_tables(versions, 12, seed=5)
+    fit = fits.refit_game("love_letter")
+    assert fit is not None and fit.matches == 68
+    assert fits.compare_fit("love_letter") == []
+    cold = fits.compute_fit("love_letter", warm=False)
+    assert cold is not None
+    for bot in bots:
+        assert FittedRating.objects.get(bot=bot).games == cold.data.games.get(bot.pk, 0)
+
+
+def test_matches_finished_out_of_id_order_are_all_counted(compaction: str) -> None:
+    bots = league(3)
+    play_ordered(bots, 10)
+    versions = [newest(bot) for bot in bots]
+    early = do_create_match("love_letter", versions[:2], seed=1, kind=Match.Kind.LADDER)
+    later = do_create_match("love_letter", versions[1:], seed=2, kind=Match.Kind.LADDER)
+    assert early.pk < later.pk
+    _finish(later, [1, 2])
+    fit = fits.refit_game("love_letter")
+    assert fit is not None and fit.matches == 11 and fit.last_match_id == later.pk
+    _finish(early, [2, 1])  # recorded after the fit, with a smaller id than the newest it saw
+    early.refresh_from_db()
+    later.refresh_from_db()
+    assert early.rated_seq is not None and later.rated_seq is not None and early.rated_seq > later.rated_seq
+    assert fits.is_stale("love_letter")
+    fit = fits.refit_game("love_letter")
+    assert fit is not None and fit.matches == 12 and fits.compare_fit("love_letter") == []
+
+
+def test_the_migration_numbers_existing_rated_matches_in_finish_order() -> None:
+    bots = league(3)
+    versions = [newest(bot) for bot in bots]
+    made = [record(versions[:2], [1, 2]), record(versions[1:], [1, 2]), record([versions[0], versions[2]], [2, 1])]
+    last = Match.objects.get(pk=made[2].pk).finished_at
+    Match.objects.filter(pk=made[0].pk).update(finished_at=last)  # a tie with the last: by id
+    Match.objects.update(rated_seq=None)
+    RatedSequence.objects.all().delete()
+    importlib.import_module("league.migrations.0011_rated_sequence").number_rated_matches(apps, None)
+    numbers = dict(Match.objects.values_list("pk", "rated_seq"))
+    assert numbers == {made[1].pk: 1, made[0].pk: 2, made[2].pk: 3}
+    assert RatedSequence.objects.get(game="love_letter").last == 3
