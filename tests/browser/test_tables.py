@@ -119,7 +119,7 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     if latencies:
         LATENCIES[game_id] = statistics.median(latencies)
         print(
-            f"\n{game_id}: {clicks} clicks, latency median {statistics.median(latencies):.0f} ms "
+            f"\n{game_id}: {clicks} clicks ({filled} through blanks), latency median {statistics.median(latencies):.0f} ms "
             f"(min {min(latencies)}, max {max(latencies)}) {json.dumps(sorted(latencies)[-3:])}"
         )
     person.assert_no_errors()
@@ -188,4 +188,36 @@ def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob
         f"\nlove_letter against a sandboxed bot: latency median {statistics.median(latencies):.0f} ms "
         f"(min {min(latencies)}, max {max(latencies)}, {len(latencies)} moves)"
     )
+    person.assert_no_errors()
+
+
+def test_blanks_are_controls_that_fit_a_phone(open_tab: Callable[..., Tab], alice, django_db_blocker) -> None:
+    """Barbarossa's creation on a phone: the secret word is a select of the lexicon's words, the sculpture chips of
+    that word's true features; nothing scrolls sideways and no JSON is shown."""
+    person = open_tab(PHONE).sign_in(alice)
+    person.goto("/play/?game=barbarossa")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    table = Table.objects.get(owner=alice)
+    worker = _play_in_background(table.pk, django_db_blocker)
+    form = person.page.locator("[data-parlour-table][data-turn=mine] form.tb-fill").first
+    form.wait_for(timeout=20000)
+    word = form.locator("""[data-blank='["create","word"]']""")
+    assert word.locator("option").count() > 100  # the lexicon's words (the first option asks to choose)
+    chips = form.locator("""[data-blank='["create","sculpture"]'] input[type=checkbox]""")
+    assert chips.count() == 0  # no word, no features yet
+    form.locator(".tb-play").click()  # nothing chosen: the page says what is missing, nothing is sent
+    assert "Fill in your secret word" in person.page.text_content("[data-message]")
+    word.select_option(label="anchor")
+    assert chips.count() > 0
+    chips.first.check()
+    assert form.locator(".tb-chip").first.text_content()
+    assert person.page.locator(".tb-template:visible").count() == 0
+    person.assert_fits(PHONE["width"])
+    person.shot("table-barbarossa-create-phone")
+    move = person.page.get_attribute("[data-parlour-table]", "data-move")
+    form.locator(".tb-play").click()
+    person.page.wait_for_selector(f"[data-parlour-table]:not([data-move='{move}'])", timeout=20000)
+    Table.objects.filter(pk=table.pk).update(clock_seconds=1)  # the person forfeits by leaving: end quickly
+    worker.join(timeout=10)
     person.assert_no_errors()
