@@ -119,7 +119,8 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     if latencies:
         LATENCIES[game_id] = statistics.median(latencies)
         print(
-            f"\n{game_id}: {clicks} clicks ({filled} through blanks), latency median {statistics.median(latencies):.0f} ms "
+            f"\n{game_id}: {clicks} clicks ({filled} through blanks), "
+            f"latency median {statistics.median(latencies):.0f} ms "
             f"(min {min(latencies)}, max {max(latencies)}) {json.dumps(sorted(latencies)[-3:])}"
         )
     person.assert_no_errors()
