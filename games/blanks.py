@@ -11,7 +11,9 @@ A description is ``{"blanks": [[Blank, ...] per legal action], "lists": {name: c
 - ``choices`` (``one``/``some``): the name of a list in ``lists``; with ``per`` (the path of another blank) that
   list is a mapping from the other blank's value (as a string) to the choices.
 
-Choices are ``{"value", "label"}`` objects and must hold only what the mover may see (they travel with the seat's
+A choice is a ``{"value", "label"}`` object, or a bare value shown as itself or, when the blank names ``labels``
+(a list in ``lists`` that maps each value, as a string, to its label), as that label: long lists stay small. Choices
+must hold only what the mover may see (they travel with the seat's
 observation). Pure Python: no Django.
 """
 
@@ -26,6 +28,7 @@ class Blank(TypedDict):
     kind: str  # one | some | number | text
     choices: NotRequired[str]
     per: NotRequired[list[str | int]]
+    labels: NotRequired[str]
     min: NotRequired[int]
     max: NotRequired[int]
 

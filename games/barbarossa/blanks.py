@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.barbarossa.lexicon import WORDS, YES_FEATURES
+from games.barbarossa.lexicon import FEATURES, WORDS, YES_FEATURES
 from games.base import Action
-from games.blanks import Blank, Blanks, choice, generic_blanks
+from games.blanks import Blank, Blanks, generic_blanks
 
 
 def _feature_label(feature: str) -> str:
@@ -23,8 +23,10 @@ def describe(actions: list[Action], own_words: list[str], low: int, high: int) -
     for action in actions:
         if "create" in action and action["create"].get("word") is None:
             fresh = [w for w in WORDS if w not in own_words and len(YES_FEATURES[w]) >= low]
-            lists["new_words"] = [choice(w) for w in fresh]
-            lists["features"] = {w: [choice(f, _feature_label(f)) for f in YES_FEATURES[w]] for w in fresh}
+            # Bare values, one label table: the words' features are 385 lists (~70 KB, only while creating).
+            lists["new_words"] = fresh
+            lists["features"] = {w: list(YES_FEATURES[w]) for w in fresh}
+            lists["feature_labels"] = {f: _feature_label(f) for f in FEATURES}
             out.append(
                 [
                     {"path": ["create", "word"], "label": "your secret word", "kind": "one", "choices": "new_words"},
@@ -34,6 +36,7 @@ def describe(actions: list[Action], own_words: list[str], low: int, high: int) -
                         "kind": "some",
                         "choices": "features",
                         "per": ["create", "word"],
+                        "labels": "feature_labels",
                         "min": low,
                         "max": high,
                     },
@@ -42,7 +45,7 @@ def describe(actions: list[Action], own_words: list[str], low: int, high: int) -
             continue
         guess = action.get("guess") or (action.get("curse") or {}).get("guess")
         if isinstance(guess, dict) and guess.get("word") is None:
-            lists["words"] = [choice(w) for w in WORDS]
+            lists["words"] = list(WORDS)
             path: list[str | int] = ["guess", "word"] if "guess" in action else ["curse", "guess", "word"]
             out.append(
                 [{"path": path, "label": f"your guess for {guess.get('object')}", "kind": "one", "choices": "words"}]

@@ -23,7 +23,9 @@ def _fill(template: dict[str, Any], blanks: list[dict[str, Any]], lists: dict[st
         offered = lists[blank["choices"]]
         if "per" in blank:
             offered = offered[str(chosen[json.dumps(blank["per"])])]
-        values = [c["value"] for c in offered]
+        values = [c["value"] if isinstance(c, dict) else c for c in offered]
+        if "labels" in blank:
+            assert all(str(v) in lists[blank["labels"]] for v in values), blank
         assert values, blank
         if blank["kind"] == "one":
             value: Any = rng.choice(values)

@@ -8,9 +8,15 @@ const TEXT_MAX = 200;  // a free-text blank is bounded like every client input
 
 function choicesOf(blank, lists, values) {
   const list = lists[blank.choices];
-  if (!blank.per) return Array.isArray(list) ? list : [];
-  const key = values.get(JSON.stringify(blank.per));
-  return key === undefined || !list ? [] : list[String(key)] || [];
+  let raw;
+  if (!blank.per) raw = Array.isArray(list) ? list : [];
+  else {
+    const key = values.get(JSON.stringify(blank.per));
+    raw = key === undefined || !list ? [] : list[String(key)] || [];
+  }
+  // A bare value is labelled by the blank's label table, or by itself (games/blanks.py).
+  const labels = blank.labels ? lists[blank.labels] || {} : {};
+  return raw.map((c) => (c !== null && typeof c === "object" && "value" in c ? c : { value: c, label: labels[String(c)] ?? String(c) }));
 }
 
 function setAt(target, path, value) {
@@ -53,7 +59,8 @@ export function fillForm(template, blanks, lists, index, onPlay, say) {
       const picked = values.get(key) || [];
       const max = Math.min(blank.max ?? choices.length, choices.length);
       const chips = choices.map((c) => {
-        const box = h("input", { type: "checkbox", checked: picked.includes(c.value), disabled: !picked.includes(c.value) && picked.length >= max });
+        const full = !picked.includes(c.value) && picked.length >= max;  // stays off when a refused action re-enables
+        const box = h("input", { type: "checkbox", checked: picked.includes(c.value), disabled: full, dataset: { full: full ? "1" : null } });
         box.addEventListener("change", () => {
           const now = (values.get(key) || []).filter((v) => v !== c.value);
           if (box.checked) now.push(c.value);

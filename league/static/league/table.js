@@ -97,7 +97,7 @@ async function send(view, action, button) {
     messageBox.textContent = (body.error && body.error.message) || `The action was refused (${response.status}).`;
     messageBox.dataset.kind = "error";
     state.sentAt = null;
-    for (const b of actionsBox.querySelectorAll("button, select, input")) b.disabled = false;
+    for (const b of actionsBox.querySelectorAll("button, select, input:not([data-full])")) b.disabled = false;
   }
 }
 
