@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self, TypedDict, TypeGuard
 
+from games.blanks import Blanks, generic_blanks
+
 Action = dict[str, Any]
 
 
@@ -157,6 +159,11 @@ class State:
     def _outcome(self) -> Outcome:
         raise NotImplementedError
 
+    def _blanks(self, seat: int, actions: list[Action]) -> Blanks:
+        """Describe the blanks of the templates in ``actions`` for ``seat`` (games/blanks.py). The default: a free
+        text blank per null. Games that can enumerate a blank's values override this."""
+        return {"blanks": [generic_blanks(action) for action in actions], "lists": {}}
+
     def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
         """A copy whose information hidden from ``observer`` differs (e.g. another seat's card swapped with one in
         the deck) while all that ``observer`` knows stays the same; ``None`` when nothing is hidden from them now.
@@ -170,6 +177,13 @@ class State:
 
     def legal_actions(self) -> list[Action]:
         return [] if self.is_over() else self._legal_actions()
+
+    def blanks(self, actions: list[Action]) -> Blanks:
+        """The blanks of ``actions`` (legal actions of the seat to move) as controls may show them."""
+        seat = self.to_move()
+        if seat is None or not actions:
+            return {"blanks": [[] for _ in actions], "lists": {}}
+        return self._blanks(seat, actions)
 
     def apply(self, action: Action) -> list[str]:
         if self.is_over():

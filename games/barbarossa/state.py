@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.barbarossa.blanks import describe as describe_blanks
 from games.barbarossa.lexicon import FEATURE_SET, FEATURES, LONGEST_WORD, POSITIONS, WORD_SET, answer_for, letter_at
 from games.barbarossa.table import (
     ARROW_TABLE,
@@ -23,6 +24,7 @@ from games.barbarossa.table import (
     BarbarossaTable,
 )
 from games.base import Action, IllegalAction, is_int
+from games.blanks import Blanks
 
 PHASE_KEYS: dict[str, tuple[str, ...]] = {
     "create": ("create",),
@@ -56,6 +58,10 @@ class BarbarossaState(BarbarossaTable):
 
     def _to_move(self) -> int | None:
         return self.window[0] if self.phase == "curse" else self.current
+
+    def _blanks(self, seat: int, actions: list[Action]) -> Blanks:
+        low, high = self.options["sculpture_min"], self.options["sculpture_max"]
+        return describe_blanks(actions, self._own_words(seat), low, high)
 
     def _legal_actions(self) -> list[Action]:
         seat = self._to_move()

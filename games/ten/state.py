@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import Action, IllegalAction, is_int
-from games.ten.cards import FIASCO_WORTH, LIMIT, NUMBER, WILD
+from games.blanks import Blank, Blanks, choice
+from games.ten.cards import FIASCO_WORTH, LIMIT, NUMBER, WILD, face_name
 from games.ten.paying import payment_is_minimal, payment_options
 from games.ten.table import TenTable
 
@@ -40,6 +41,32 @@ class TenState(TenTable):
             {"coins": c, "fiasco": f, "cards": [None] * k}
             for c, f, k in payment_options(price, self.coins[seat], self.fiasco[seat], len(self._number_cards(seat)))
         ]
+
+    def _blanks(self, seat: int, actions: list[Action]) -> Blanks:
+        """A payment's cards: that many of the payer's own number cards (collections are public). ``{"buy": null}``
+        is complete as it stands: it buys nothing."""
+        mine = [choice(cid, face_name(self.faces[cid])) for cid in self._number_cards(seat)]
+        out: list[list[Blank]] = []
+        for action in actions:
+            pay = action.get("pay")
+            if isinstance(pay, dict) and pay.get("cards"):
+                k = len(pay["cards"])
+                label = f"pay with {k} of your number cards"
+                out.append(
+                    [
+                        {
+                            "path": ["pay", "cards"],
+                            "label": label,
+                            "kind": "some",
+                            "choices": "number_cards",
+                            "min": k,
+                            "max": k,
+                        }
+                    ]
+                )
+            else:
+                out.append([])
+        return {"blanks": out, "lists": {"number_cards": mine} if any(out) else {}}
 
     def _legal_actions(self) -> list[Action]:
         seat = self._to_move()

@@ -297,6 +297,7 @@ TABLE = {
     "clock_left": 118.5,
     "observation": {"hand": [1, 5]},
     "legal_actions": [{"card": 5, "target": 1}],
+    "blanks": {"blanks": [[]], "lists": {}},
     "forfeited": False,
 }
 

@@ -59,6 +59,12 @@ class TableSerializer(serializers.Serializer[Table]):
     clock_left = serializers.FloatField(allow_null=True)
     observation = serializers.DictField(required=False, help_text="The person's seat only.")
     legal_actions = serializers.ListField(child=serializers.DictField(), required=False)
+    blanks = serializers.DictField(
+        required=False,
+        help_text="The person's seat only: the blanks (fields null) of the legal actions that are templates, "
+        '{"blanks": [[{"path", "label", "kind", "choices", "per", "min", "max"}] per legal action], "lists": {}} '
+        "(docs/tables.md, Actions with blanks).",
+    )
     public = serializers.DictField(required=False, help_text="Spectators: the public view.")
     queue = serializers.DictField(required=False)
     message = serializers.CharField(required=False)

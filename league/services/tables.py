@@ -330,6 +330,8 @@ def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
         your_turn = table.status == Table.Status.RUNNING and to_move == table.person_seat and not table.forfeited_at
         sent = table.pending_index == table.move_count
         view["legal_actions"] = state.legal_actions() if your_turn and not sent else []
+        # The templates' blanks as controls may show them (games/blanks.py): the seat's own knowledge only.
+        view["blanks"] = state.blanks(view["legal_actions"])
     else:
         view["public"] = state.public_view()
     waiting = table.status == Table.Status.RUNNING and to_move == table.person_seat and table.deadline is not None

@@ -15,12 +15,35 @@ from collections.abc import Callable
 
 import pytest
 
-from games.registry import GAMES, make_player
+from games.registry import GAMES
 from league.models import Table
 from tests.browser.conftest import PHONE, Tab
 from workers.tables import play_table
 
 LATENCIES: dict[str, float] = {}  # game -> the median ms from a click to the bots' reply drawn (docs/benchmarks.md)
+
+
+def _fill_and_play(person: Tab, form, rng: random.Random) -> None:
+    """Fill each blank of a template's form as a person would (a random choice among those offered), then Play."""
+    index = int(form.get_attribute("data-fill"))
+    view = json.loads(person.page.evaluate("JSON.stringify(window.parlourTable.view)"))
+    for blank in view["blanks"]["blanks"][index]:
+        control = form.locator(f"[data-blank='{json.dumps(blank['path'], separators=(',', ':'))}']")
+        if blank["kind"] == "one":
+            options = control.locator("option").count() - 1  # "choose…" first
+            assert options > 0, blank
+            control.select_option(index=1 + rng.randrange(options))
+        elif blank["kind"] == "some":
+            boxes = control.locator("input[type=checkbox]")
+            offered = boxes.count()
+            high = min(blank.get("max", offered), offered)
+            for i in sorted(rng.sample(range(offered), rng.randint(min(blank.get("min", 0), high), high))):
+                boxes.nth(i).check()
+        elif blank["kind"] == "number":
+            control.fill(str(rng.randint(blank["min"], blank["max"])))
+        else:
+            raise AssertionError(f"a free-text blank in a game's template: {blank}")
+    form.locator(".tb-play").click()
 
 
 def _play_in_background(table_id: int, blocker) -> threading.Thread:
@@ -47,13 +70,13 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     spectator.goto(f"/tables/{table.pk}/")
     root = "[data-parlour-table]"
     rng = random.Random(5)
-    clicks = 0
+    clicks = filled = 0
     seen_by_spectator = set()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
             person.page.wait_for_selector(
-                f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-turn=mine] .tb-template,"
+                f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-turn=mine] .tb-play:not([disabled]),"
                 f" {root}[data-status=finished]",
                 timeout=20000,
             )
@@ -66,17 +89,13 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
         move = person.page.get_attribute(root, "data-move")
         buttons = person.page.locator(".tb-action:not([disabled])")
         count = buttons.count()
-        if count:
-            buttons.nth(rng.randrange(count)).click()
+        forms = person.page.locator("form.tb-fill")
+        if forms.count() and (not count or rng.random() < 0.5):
+            # An action with blanks (Barbarossa's words, TEN's payment by cards): filled in through its controls.
+            _fill_and_play(person, forms.nth(rng.randrange(forms.count())), rng)
+            filled += 1
         else:
-            # Only templates (free fields, e.g. TEN's payment by cards): type the action as a person would, here the
-            # built-in random player's choice from what the page shows.
-            view = json.loads(person.page.evaluate("JSON.stringify(window.parlourTable.view)"))
-            player = make_player(game_id, "random", clicks)
-            player.start(view["person_seat"], view["players"], {})
-            action = player.act(view["observation"], view["legal_actions"])
-            person.page.locator(".tb-template").first.fill(json.dumps(action))
-            person.page.locator(".tb-free button").first.click()
+            buttons.nth(rng.randrange(count)).click()
         clicks += 1
         person.page.wait_for_selector(f"{root}:not([data-move='{move}']), {root}:not([data-status=running])")
         if clicks % 5 == 1:
@@ -90,6 +109,9 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     person.page.wait_for_selector("[data-parlour-viewer][data-ready='1']", timeout=20000)
     spectator.page.wait_for_selector(f"{root}[data-status=finished]", timeout=20000)
     assert len(seen_by_spectator) > 1 or clicks <= 2  # the spectator followed the game as it went
+    if game_id == "barbarossa":
+        assert filled >= 1  # the creation at least: a word and a sculpture chosen, no JSON typed
+    assert person.page.locator(".tb-template:visible").count() == 0
     assert spectator.page.query_selector(".tb-action") is None
     person.shot(f"table-{game_id}-person-end")
     spectator.shot(f"table-{game_id}-spectator-end")
@@ -97,7 +119,8 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     if latencies:
         LATENCIES[game_id] = statistics.median(latencies)
         print(
-            f"\n{game_id}: {clicks} clicks, latency median {statistics.median(latencies):.0f} ms "
+            f"\n{game_id}: {clicks} clicks ({filled} through blanks), "
+            f"latency median {statistics.median(latencies):.0f} ms "
             f"(min {min(latencies)}, max {max(latencies)}) {json.dumps(sorted(latencies)[-3:])}"
         )
     person.assert_no_errors()
@@ -166,4 +189,36 @@ def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob
         f"\nlove_letter against a sandboxed bot: latency median {statistics.median(latencies):.0f} ms "
         f"(min {min(latencies)}, max {max(latencies)}, {len(latencies)} moves)"
     )
+    person.assert_no_errors()
+
+
+def test_blanks_are_controls_that_fit_a_phone(open_tab: Callable[..., Tab], alice, django_db_blocker) -> None:
+    """Barbarossa's creation on a phone: the secret word is a select of the lexicon's words, the sculpture chips of
+    that word's true features; nothing scrolls sideways and no JSON is shown."""
+    person = open_tab(PHONE).sign_in(alice)
+    person.goto("/play/?game=barbarossa")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    table = Table.objects.get(owner=alice)
+    worker = _play_in_background(table.pk, django_db_blocker)
+    form = person.page.locator("[data-parlour-table][data-turn=mine] form.tb-fill").first
+    form.wait_for(timeout=20000)
+    word = form.locator("""[data-blank='["create","word"]']""")
+    assert word.locator("option").count() > 100  # the lexicon's words (the first option asks to choose)
+    chips = form.locator("""[data-blank='["create","sculpture"]'] input[type=checkbox]""")
+    assert chips.count() == 0  # no word, no features yet
+    form.locator(".tb-play").click()  # nothing chosen: the page says what is missing, nothing is sent
+    assert "Fill in your secret word" in person.page.text_content("[data-message]")
+    word.select_option(label="anchor")
+    assert chips.count() > 0
+    chips.first.check()
+    assert form.locator(".tb-chip").first.text_content()
+    assert person.page.locator(".tb-template:visible").count() == 0
+    person.assert_fits(PHONE["width"])
+    person.shot("table-barbarossa-create-phone")
+    move = person.page.get_attribute("[data-parlour-table]", "data-move")
+    form.locator(".tb-play").click()
+    person.page.wait_for_selector(f"[data-parlour-table]:not([data-move='{move}'])", timeout=20000)
+    Table.objects.filter(pk=table.pk).update(clock_seconds=1)  # the person forfeits by leaving: end quickly
+    worker.join(timeout=10)
     person.assert_no_errors()

@@ -15,7 +15,7 @@ from league.models import Table
 from league.services import tables
 from tests.league.table_helpers import play_person, start, state_of
 
-PERSON_KEYS = {"observation", "legal_actions"}
+PERSON_KEYS = {"observation", "legal_actions", "blanks"}
 SPECTATOR_KEYS = {"public"}
 COMMON_KEYS = {
     "id", "game", "status", "players", "seats", "person_seat", "move_count", "to_move", "narration", "role",
@@ -48,6 +48,9 @@ def test_no_response_carries_another_seats_hidden_cards(game_id: str, alice, ali
                 continue
             if observer == table.person_seat:
                 assert twin.observation(observer) == person_view["observation"]
+                # The choices offered for the blanks (words, cards) tell nothing hidden either.
+                legal = person_view["legal_actions"]
+                assert json.loads(json.dumps(twin.blanks(legal))) == person_view["blanks"]
             assert twin.public_view() == spectator_view["public"]
             checked["perturbed"] += 1
         checked["person"] += 1

@@ -4,6 +4,7 @@
 // window.parlourTable.latencies: click -> the bots' reply drawn, in ms (the browser tests and benchmarks read it).
 import { adoptCss, compact, esc, h, ordinal, seatChip } from "./viewer/kit.js";
 import * as generic from "./viewer/generic.js";
+import { fillForm } from "./fill.js";
 
 const config = JSON.parse(document.getElementById("table-config").textContent);
 const root = document.querySelector("[data-parlour-table]");
@@ -81,7 +82,7 @@ function describe(action) {
 }
 
 async function send(view, action, button) {
-  for (const b of actionsBox.querySelectorAll("button")) b.disabled = true;
+  for (const b of actionsBox.querySelectorAll("button, select, input")) b.disabled = true;
   state.sentAt = performance.now();
   state.sentMove = view.move_count;
   if (button) button.classList.add("tb-sent");
@@ -96,7 +97,7 @@ async function send(view, action, button) {
     messageBox.textContent = (body.error && body.error.message) || `The action was refused (${response.status}).`;
     messageBox.dataset.kind = "error";
     state.sentAt = null;
-    for (const b of actionsBox.querySelectorAll("button")) b.disabled = false;
+    for (const b of actionsBox.querySelectorAll("button, select, input:not([data-full])")) b.disabled = false;
   }
 }
 
@@ -108,26 +109,36 @@ function drawActions(view) {
   actionsBox.dataset.key = key;
   actionsBox.replaceChildren();
   if (!legal.length) return;
-  const concrete = legal.filter((a) => !hasBlank(a));
-  const templates = legal.filter(hasBlank);
-  actionsBox.appendChild(h("p", { class: "tb-prompt" }, "Your move: choose one."));
+  // The server describes each template's blanks (games/blanks.py); an action without blanks is a button.
+  const described = view.blanks || { blanks: legal.map((a) => (hasBlank(a) ? null : [])), lists: {} };
+  const blanksOf = (i) => described.blanks[i] || [];
+  const concrete = legal.filter((a, i) => described.blanks[i] && !blanksOf(i).length);
+  const templates = legal.map((a, i) => [a, i]).filter(([, i]) => !described.blanks[i] || blanksOf(i).length);
+  actionsBox.appendChild(h("p", { class: "tb-prompt" }, templates.length && !concrete.length ? "Your move: fill one in and play it." : "Your move: choose one."));
   const list = h("div", { class: "tb-buttons" });
   concrete.forEach((action, index) => {
     const button = h("button", { type: "button", class: "button tb-action", title: JSON.stringify(action), dataset: { index: String(index), action: JSON.stringify(action) } }, describe(action));
     button.addEventListener("click", () => send(view, action, button));
     list.appendChild(button);
   });
-  actionsBox.appendChild(list);
-  for (const template of templates) {
-    const input = h("input", { type: "text", class: "tb-template", value: JSON.stringify(template), "aria-label": "Your action as JSON (fill in the blanks)" });
-    const button = h("button", { type: "button", class: "button small" }, "Send");
-    button.addEventListener("click", () => {
-      let action;
-      try { action = JSON.parse(input.value); } catch { messageBox.textContent = "That is not JSON."; return; }
-      send(view, action, button);
-    });
-    actionsBox.appendChild(h("p", { class: "tb-free" }, "Or write your own (fill in the nulls): ", input, button));
+  if (concrete.length) actionsBox.appendChild(list);
+  if (!templates.length) return;
+  const say = (text) => { messageBox.textContent = text; messageBox.dataset.kind = "error"; };
+  const forms = h("div", { class: "tb-fills" });
+  for (const [template, i] of templates) {
+    const blanks = described.blanks[i] || [];
+    if (blanks.length) forms.appendChild(fillForm(template, blanks, described.lists || {}, i, (action, button) => send(view, action, button), say));
   }
+  actionsBox.appendChild(forms);
+  // The raw action as JSON, for what the controls cannot say (collapsed).
+  const input = h("input", { type: "text", class: "tb-template", maxlength: 4000, value: JSON.stringify(templates[0][0]), "aria-label": "Your action as JSON (fill in the nulls)" });
+  const button = h("button", { type: "button", class: "button small" }, "Send");
+  button.addEventListener("click", () => {
+    let action;
+    try { action = JSON.parse(input.value); } catch { say("That is not JSON."); return; }
+    send(view, action, button);
+  });
+  actionsBox.appendChild(h("details", { class: "tb-advanced" }, h("summary", null, "Advanced: write the action as JSON"), h("p", { class: "tb-free" }, input, button)));
 }
 
 function drawNarration(view) {
