@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import math
-import zlib
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +13,7 @@ from django.utils import timezone
 from bots.results import FaultCause
 from games.registry import GAMES
 from league import ratings
+from league.replay_data import pack_replay, unpack_replay
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -198,14 +197,9 @@ class Match(models.Model):
 
     @property
     def replay(self) -> dict[str, Any] | None:
-        if self.replay_data is None:
-            return None
-        replay: dict[str, Any] = json.loads(zlib.decompress(bytes(self.replay_data)))
-        return replay
+        return unpack_replay(self.replay_data)
 
-    @staticmethod
-    def pack_replay(replay: dict[str, Any]) -> bytes:
-        return zlib.compress(json.dumps(replay, separators=(",", ":")).encode(), 6)
+    pack_replay = staticmethod(pack_replay)
 
 
 class MatchSeries(models.Model):

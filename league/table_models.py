@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import zlib
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+
+from league.replay_data import unpack_replay
 
 if TYPE_CHECKING:
     from league.models import Bot
@@ -79,7 +79,4 @@ class Table(models.Model):
 
     @property
     def replay(self) -> dict[str, Any] | None:
-        if self.replay_data is None:
-            return None
-        replay: dict[str, Any] = json.loads(zlib.decompress(bytes(self.replay_data)))
-        return replay
+        return unpack_replay(self.replay_data)

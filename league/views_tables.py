@@ -9,9 +9,6 @@ the table whenever it changes.
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from django.contrib import messages
@@ -21,15 +18,12 @@ from django.shortcuts import redirect, render
 
 from games.frames import ReplayError, frames
 from games.registry import GAMES
+from league import event_stream
 from league.ids import parse_id
 from league.models import Bot, Table
 from league.replays import parse_seat, renderer_url
 from league.services import tables
 from league.services.errors import ErrorCode, ServiceError
-
-STREAM_SECONDS = 25.0  # one response of the event stream; EventSource reconnects by itself
-STREAM_POLL_SECONDS = 0.05
-STREAM_RETRY_MS = 300
 
 
 def _players(raw: str | None, game_id: str) -> int:
@@ -118,27 +112,11 @@ def table_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpR
         return JsonResponse({"error": {"code": exc.code, "message": exc.message}}, status=404)
     user = request.user
 
-    def stream() -> Iterator[bytes]:
-        yield f"retry: {STREAM_RETRY_MS}\n\n".encode()
-        seen: Any = None
-        until = time.monotonic() + STREAM_SECONDS
-        while time.monotonic() < until:
-            mark = tables.fingerprint(pk)
-            if mark is None:
-                return
-            if mark != seen:
-                seen = mark
-                view = tables.table_view(tables.get_table(pk), user)
-                yield f"data: {json.dumps(view, default=str, separators=(',', ':'))}\n\n".encode()
-                if view["status"] in Table.Status.finalized():
-                    yield b"event: over\ndata: {}\n\n"
-                    return
-            time.sleep(STREAM_POLL_SECONDS)
+    def view() -> tuple[dict[str, Any], bool]:
+        data = tables.table_view(tables.get_table(pk), user)
+        return data, data["status"] in Table.Status.finalized()
 
-    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache, private"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
-    return response
+    return event_stream.follow(lambda: tables.fingerprint(pk), view)
 
 
 def table_frames(request: HttpRequest, pk: int) -> JsonResponse:

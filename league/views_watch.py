@@ -7,9 +7,6 @@ draws the public view pushed by server-sent events. The stream polls the databas
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -18,12 +15,11 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from games.registry import GAMES
-from league import cache_headers, live, visibility
+from league import cache_headers, event_stream, live, visibility
 from league.models import Match
 from league.replays import renderer_url
 from league.services import tables, watch
 from league.services.errors import ErrorCode
-from league.views_tables import STREAM_POLL_SECONDS, STREAM_RETRY_MS, STREAM_SECONDS
 
 LIVE_LIST_SECONDS = 3  # /live/'s list is asked for again this often
 
@@ -52,28 +48,11 @@ def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | Streaming
     if not visibility.matches(request.user).filter(pk=pk).exists():
         return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": f"no match {pk}"}}, status=404)
 
-    def stream() -> Iterator[bytes]:
-        yield f"retry: {STREAM_RETRY_MS}\n\n".encode()
-        seen: Any = None
-        until = time.monotonic() + STREAM_SECONDS
-        while time.monotonic() < until:
-            mark = watch.fingerprint(pk)
-            if mark is None:
-                return
-            if mark != seen:
-                seen = mark
-                match = Match.objects.get(pk=pk)
-                view = watch.match_view(match)
-                yield f"data: {json.dumps(view, default=str, separators=(',', ':'))}\n\n".encode()
-                if match.status != Match.Status.RUNNING and match.status != Match.Status.QUEUED:
-                    yield b"event: over\ndata: {}\n\n"
-                    return
-            time.sleep(STREAM_POLL_SECONDS)
+    def view() -> tuple[dict[str, Any], bool]:
+        match = Match.objects.get(pk=pk)
+        return watch.match_view(match), match.status not in (Match.Status.RUNNING, Match.Status.QUEUED)
 
-    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache, private"
-    response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
-    return response
+    return event_stream.follow(lambda: watch.fingerprint(pk), view)
 
 
 def _live_list() -> live.Region:
