@@ -234,13 +234,7 @@ class Match:
             obs = state.observation(seat)
             legal = state.legal_actions()
             if seat in self.builtins:
-                began = time.monotonic()
-                action = self.builtins[seat].act(obs, legal)
-                ms = (time.monotonic() - began) * 1000
-                state.apply(action)
-                self.own_moves[seat] += 1
-                self.own_ms[seat] += ms
-                self.replay.add_move(seat, state.history[-1], ms, None, None, auto=False)
+                self._builtin_move(seat, obs, legal)
                 continue
             conn = self.conns.get(seat)
             if conn is not None and conn.fault is None and seat not in self.faults and self._bot_move(conn, obs, legal):
@@ -251,6 +245,17 @@ class Match:
             state.apply(action)
             self.replay.add_move(seat, state.history[-1], ms, None, None, auto=True)
         raise RuntimeError(f"{self.game_id} seed {self.seed}: no end after {MAX_DECISIONS} decisions")
+
+    def _builtin_move(self, seat: int, obs: dict[str, Any], legal: list[dict[str, Any]]) -> None:
+        """A built-in player's move, in process: timed, applied and recorded like a bot's."""
+        state = self.state
+        began = time.monotonic()
+        action = self.builtins[seat].act(obs, legal)
+        ms = (time.monotonic() - began) * 1000
+        state.apply(action)
+        self.own_moves[seat] += 1
+        self.own_ms[seat] += ms
+        self.replay.add_move(seat, state.history[-1], ms, None, None, auto=False)
 
     def _bot_move(self, conn: Conn, obs: dict[str, Any], legal: list[dict[str, Any]]) -> bool:
         """Ask the bot for this decision; True if it made a legal move, False if it faulted."""

@@ -86,13 +86,7 @@ class TableMatch(Match):
         obs = state.observation(seat)
         legal = state.legal_actions()
         if seat in self.builtins and seat not in self.outside:
-            began = time.monotonic()
-            action = self.builtins[seat].act(obs, legal)
-            ms = (time.monotonic() - began) * 1000
-            state.apply(action)
-            self.own_moves[seat] += 1
-            self.own_ms[seat] += ms
-            self.replay.add_move(seat, state.history[-1], ms, None, None, auto=False)
+            self._builtin_move(seat, obs, legal)
             return
         conn = self.conns.get(seat)
         if conn is not None and conn.fault is None and seat not in self.faults and self._bot_move(conn, obs, legal):
