@@ -7,7 +7,7 @@ import random
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -103,18 +103,24 @@ class ClaimedMatch:
     seats: tuple[ClaimedSeat, ...]
 
 
-def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedMatch | None:
-    """Claim a match for this worker; None when there is nothing for it to do.
+class Claim(NamedTuple):
+    token: str
+    claimed: int
+    at: datetime
+    lease_until: datetime
 
-    One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
-    lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
-    as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
+
+def claim_matches(which: Q, worker: str, claim_token: str | None) -> Claim:
+    """The one claiming UPDATE (a match, or every game of a series): the matches in ``which`` that are queued, under
+    a lease that ran out, or held under ``claim_token`` become this worker's under a new token, each claim an
+    attempt. Returns the new token, how many were claimed, when, and until when the lease runs."""
     now = timezone.now()
-    token, lease_until = secrets.token_hex(16), _lease_until(now)
+    token = secrets.token_hex(16)
     claimable = Q(status=Match.Status.QUEUED) | _lapsed_match(now)
     if claim_token:
         claimable |= Q(status=Match.Status.RUNNING, claim_token=claim_token)
-    claimed = Match.objects.filter(claimable, pk=match_id).update(
+    lease_until = _lease_until(now)
+    claimed = Match.objects.filter(claimable, which).update(
         status=Match.Status.RUNNING,
         claim_token=token,
         claimed_by=worker[:200],
@@ -122,8 +128,19 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
         lease_until=lease_until,
         attempts=F("attempts") + 1,
     )
-    if claimed != 1:
+    return Claim(token, claimed, now, lease_until)
+
+
+def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedMatch | None:
+    """Claim a match for this worker; None when there is nothing for it to do.
+
+    One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
+    lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
+    as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
+    claim = claim_matches(Q(pk=match_id), worker, claim_token)
+    if claim.claimed != 1:
         return None
+    token = claim.token
     # One query for the match and what the worker needs to play it: its seats, their versions, bots and owners (not
     # the archives: up to 1 MiB a seat, unpacked once per machine).
     seats = list(
@@ -141,8 +158,8 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
         match_id=match.pk,
         claim_token=token,
         claimed_by=match.claimed_by,
-        claimed_at=now,
-        lease_until=lease_until,
+        claimed_at=claim.at,
+        lease_until=claim.lease_until,
         attempts=match.attempts,
         game=match.game,
         seed=match.seed,

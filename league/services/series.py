@@ -12,7 +12,6 @@ out, the sweeper queues the games again, and they are re-run (each game is count
 from __future__ import annotations
 
 import logging
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,7 +25,7 @@ from games.registry import GAMES
 from league.models import Bot, BotVersion, Match, MatchSeries, Seat
 from league.services import outbox
 from league.services.errors import HOUR
-from league.services.matches import ClaimedSeat, _lapsed_match, _lease_until, do_fail_match
+from league.services.matches import ClaimedSeat, _lease_until, claim_matches, do_fail_match
 from league.services.recording import record_locked
 
 log = logging.getLogger(__name__)
@@ -98,19 +97,7 @@ def series_of(match_id: int) -> int | None:
 def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
     """Claim every game of the series still to play (queued, or under a lapsed lease, or this worker's own claim):
     one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead."""
-    now = timezone.now()
-    token = secrets.token_hex(16)
-    claimable = Q(status=Match.Status.QUEUED) | _lapsed_match(now)
-    if claim_token:
-        claimable |= Q(status=Match.Status.RUNNING, claim_token=claim_token)
-    claimed = Match.objects.filter(claimable, series_id=series_id).update(
-        status=Match.Status.RUNNING,
-        claim_token=token,
-        claimed_by=worker[:200],
-        claimed_at=now,
-        lease_until=_lease_until(now),
-        attempts=F("attempts") + 1,
-    )
+    token, claimed, _at, _lease = claim_matches(Q(series_id=series_id), worker, claim_token)
     if not claimed:
         return None
     matches = list(
