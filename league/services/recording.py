@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from bots.results import MatchResult
 from league import ratings
-from league.models import Bot, Match, RatedSequence, Rating, RatingChange, Seat, fault_label
+from league.models import Bot, LiveMatch, Match, RatedSequence, Rating, RatingChange, Seat, fault_label
 from league.rows import update_rows
 from league.services.matches import tournament_game_over
 
@@ -71,6 +71,8 @@ def record_locked(match: Match, seats: list[Seat], result: MatchResult) -> None:
         match.rated_seq = next_rated_seq(match.game)
         fields.append("rated_seq")
     match.save(update_fields=fields)
+    # Its replay replaces the live moves in the same transaction: a spectator who sees "finished" never sees both.
+    LiveMatch.objects.filter(match_id=match.pk).delete()
     faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
     for bot_id in sorted(faulted):
         _pause_if_faulty(bot_id)
