@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -53,6 +54,17 @@ class Bot(models.Model):
     @property
     def is_paused(self) -> bool:
         return self.paused_at is not None
+
+    @property
+    def shown_elo(self) -> float:
+        """The one Elo the league shows and orders by: the fitted one once the bot is fitted, else the online one
+        (1500 before its first game). Select ``fitted`` and ``rating`` with the bot: this reads both."""
+        for source in ("fitted", "rating"):
+            try:
+                return float(getattr(self, source).elo)
+            except ObjectDoesNotExist:  # not fitted yet / no game yet
+                continue
+        return ratings.INITIAL_ELO
 
     def current_version(self) -> BotVersion | None:
         """The newest ready version: the one the ladder plays."""

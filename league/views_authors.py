@@ -162,7 +162,7 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
     opponents = (
         Bot.objects.filter(game=bot.game, versions__status=BotVersion.Status.READY)
         .exclude(pk=bot.pk)
-        .select_related("owner", "rating")
+        .select_related("owner", "rating", "fitted")
         .distinct()
         .order_by("-is_builtin", "owner__username", "name")
     )

@@ -264,6 +264,7 @@ RATING_CHANGE = {
     "sigma": 41.2,
     "interval": [1506.6, 1668.2],
 }
+FIT_POINT = {"at": LATER, "elo": 1612.3, "interval": [1571.0, 1653.6], "games": 48, "version": 2}
 REPLAY = {"format": "parlour-replay/1", "game": GAME, "seed": 1804289383, "players": 2, "moves": [{"seat": 0}]}
 FRAMES = {"game": GAME, "players": ["alice/my-first-bot", "parlour/random"], "frames": [{"move": 0, "text": "Deal."}]}
 ME = {
@@ -314,6 +315,7 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
     "bots_disable_create": lambda: [_answer("Off the ladder", {**BOT, "is_active": False})],
     "bots_head_to_head_retrieve": lambda: [_answer("Against each opponent", HEAD_TO_HEAD)],
     "bots_ratings_list": lambda: [_answer("After one match", RATING_CHANGE)],
+    "bots_fitted_history_list": lambda: [_answer("After a fit", FIT_POINT)],
     "bots_resume_create": lambda: [_answer("Back on the ladder", BOT)],
     "bots_versions_create": lambda: [_answer("Uploaded: validated next", PENDING_VERSION, 201)],
     "challenges_list": lambda: [

@@ -11,7 +11,18 @@ from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
 from league import disclosure, ratings, visibility
-from league.models import ApiToken, Bot, BotVersion, FittedRating, Match, Rating, RatingChange, Seat, game_choices
+from league.models import (
+    ApiToken,
+    Bot,
+    BotVersion,
+    FitSnapshot,
+    FittedRating,
+    Match,
+    Rating,
+    RatingChange,
+    Seat,
+    game_choices,
+)
 from league.queries import BoardRow, HeadToHead, fault_counts
 from league.services.placement import Placement, placement_progress
 from league.services.tables import people_record
@@ -79,6 +90,19 @@ class FittedRatingSerializer(serializers.ModelSerializer[FittedRating]):
     def get_rank_range(self, fitted: FittedRating) -> list[int] | None:
         """[best, worst] rank at 95%; null when the bot was off the ladder at the fit (rank 0)."""
         return [fitted.rank_low, fitted.rank_high] if fitted.rank else None
+
+
+class FitSnapshotSerializer(serializers.ModelSerializer[FitSnapshot]):
+    """One point of a bot's fitted-Elo history (the bot page's chart): written by a fit that moved it."""
+
+    interval = serializers.SerializerMethodField()
+
+    class Meta:
+        model = FitSnapshot
+        fields = ["at", "elo", "interval", "games", "version"]
+
+    def get_interval(self, snapshot: FitSnapshot) -> list[float]:
+        return [round(snapshot.low, 1), round(snapshot.high, 1)]
 
 
 def board_row_json(row: BoardRow) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from league.api.schema import (
     LeaderboardSerializer,
     errors,
 )
-from league.models import ApiToken, Bot, Match, RatingChange, Seat
+from league.models import ApiToken, Bot, FitSnapshot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import ErrorCode, ServiceError
@@ -146,9 +146,14 @@ def _nulls_last(fields: tuple[str, ...]) -> list[str | OrderBy]:
         responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404, 429)},
     ),
     ratings=extend_schema(
-        summary="A bot's rating history",
+        summary="A bot's online-Elo changes, one per rated match",
         parameters=[ID],
         responses={200: serializers.RatingChangeSerializer(many=True), 404: ERROR},
+    ),
+    fitted_history=extend_schema(
+        summary="A bot's fitted-Elo history (the Elo the leaderboard shows)",
+        parameters=[ID],
+        responses={200: serializers.FitSnapshotSerializer(many=True), 404: ERROR},
     ),
     head_to_head=extend_schema(
         summary="A bot's results against each opponent",
@@ -226,11 +231,20 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     @action(detail=True, methods=["get"])
     def ratings(self, request: Request, pk: str) -> Response:
-        """The bot's rating history, oldest first: one entry per rated match (paginated)."""
+        """The bot's online-Elo history, oldest first: one entry per rated match (paginated). The Elo the league
+        shows is the fitted one: its history is ``fitted-history``."""
         bot = self.get_object()
         changes = RatingChange.objects.filter(bot=bot).order_by("id")
         page = self.paginate_queryset(changes)  # type: ignore[arg-type]  # DRF pages any queryset; the stubs want a Bot one
         return self.get_paginated_response(serializers.RatingChangeSerializer(page, many=True).data)
+
+    @action(detail=True, methods=["get"], url_path="fitted-history")
+    def fitted_history(self, request: Request, pk: str) -> Response:
+        """The bot's fitted Elo over time, oldest first: one point per fit that moved it (paginated)."""
+        bot = self.get_object()
+        snapshots = FitSnapshot.objects.filter(bot=bot).order_by("id")
+        page = self.paginate_queryset(snapshots)  # type: ignore[arg-type]  # as ``ratings``
+        return self.get_paginated_response(serializers.FitSnapshotSerializer(page, many=True).data)
 
     @action(detail=True, methods=["get"], url_path="head-to-head", pagination_class=None)
     def head_to_head(self, request: Request, pk: str) -> Response:

@@ -199,7 +199,9 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
             raise ServiceError(f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_STARTED, status=409)
         checked = check_settings(locked.game, locked.format, locked.settings)
         spec = GAMES[locked.game]
-        entries = list(locked.entries.select_related("bot__owner", "bot__rating", "bot_version").order_by("id"))
+        entries = list(
+            locked.entries.select_related("bot__owner", "bot__rating", "bot__fitted", "bot_version").order_by("id")
+        )
         needed = tf.minimum_entrants(locked.format, checked)
         if len(entries) < needed:
             raise ServiceError(
@@ -211,8 +213,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
             names = ", ".join(f"{bot} ({bot.game})" for bot in others)
             raise ServiceError(f"these bots play another game than {locked.game}: {names}", code=ErrorCode.WRONG_GAME)
         _pin_versions(entries)
-        elo = {entry.pk: getattr(getattr(entry.bot, "rating", None), "elo", 1500.0) for entry in entries}
-        entries.sort(key=lambda entry: (-elo[entry.pk], entry.pk))
+        entries.sort(key=lambda entry: (-entry.bot.shown_elo, entry.pk))  # seeded by the Elo the league shows
         for seed, entry in enumerate(entries, start=1):
             entry.seed = seed
         seeded = [entry.pk for entry in entries]

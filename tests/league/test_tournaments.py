@@ -11,7 +11,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from league.models import Bot, BotVersion, Entry, Match, Rating, RatingChange, Round, Tournament
+from league.models import Bot, BotVersion, Entry, FittedRating, Match, Rating, RatingChange, Round, Tournament
+from league.services import fits
 from league.services.errors import ServiceError
 from league.services.matches import do_claim_match, do_release_match
 from league.services.recompute import do_recompute_ratings
@@ -27,6 +28,7 @@ from league.services.tournaments import (
     do_start_tournament,
     do_update_tournament,
 )
+from tests.league import fits_helpers
 from tests.league.tournament_helpers import by_strength, make_bots, play_out, result
 from tests.results import runner_result
 
@@ -184,6 +186,24 @@ def test_starting_seeds_by_elo_and_pins_versions_that_a_later_upload_does_not_ch
     play_out(tournament, by_strength(_strength(bots)))
     played = set(Match.objects.filter(round__tournament=tournament).values_list("seats__bot_version", flat=True))
     assert newer.pk not in played and played == set(first.values())
+
+
+def test_seeds_follow_the_fitted_elo_the_leaderboard_shows_and_the_online_elo_before_a_fit(staff) -> None:
+    bots = make_bots(staff, "love_letter", 4)  # online Elo 1800, 1790, 1780, 1770
+    versions = [bot.versions.get() for bot in bots[:3]]
+    for _ in range(12):  # bot2 beats bot0 and bot1, bot1 beats bot0: fitted, the online order is upside down
+        fits_helpers.record([versions[2], versions[0]], [1, 2])
+        fits_helpers.record([versions[2], versions[1]], [1, 2])
+        fits_helpers.record([versions[1], versions[0]], [1, 2])
+    Rating.objects.filter(bot__in=bots[:3]).update(elo=1500)  # the online Elo no longer tells them apart
+    Rating.objects.filter(bot=bots[3]).update(elo=1510)  # never played: not fitted, seeded by its online Elo
+    assert fits.refit_game("love_letter") is not None
+    fitted = dict(FittedRating.objects.values_list("bot__name", "elo"))
+    assert fitted["bot2"] > 1510 > fitted["bot1"] > fitted["bot0"] and "bot3" not in fitted
+    tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots)
+    do_start_tournament(tournament)
+    seeds = dict(tournament.entries.values_list("bot__name", "seed"))
+    assert seeds == {"bot2": 1, "bot3": 2, "bot1": 3, "bot0": 4}
 
 
 def test_round_one_matches_are_queued_tournament_games_with_the_time_control(staff) -> None:
