@@ -45,9 +45,8 @@ def _bot(opened: list[BotProcess], program: str) -> tuple[Pipes, Conn, list[Faul
 def test_a_line_written_between_requests_is_caught_by_the_read_before_the_next_request(
     opened: list[BotProcess],
 ) -> None:
-    pipes, conn, faults = _bot(
-        opened, 'import time; print(\'{"type": "action", "action": {}}\', flush=True); time.sleep(30)'
-    )
+    # One write, so that the whole line is in the pipe once it is readable (print may write it in two).
+    pipes, conn, faults = _bot(opened, 'import os, time; os.write(1, b\'{"type": "ready"}\\n\'); time.sleep(30)')
     assert select.select([conn.proc.stdout_fd], [], [], 10)[0]  # written, not read yet
     pipes.read_stdout_now(conn)  # no request outstanding (conn.awaiting is None)
     assert len(faults) == 1 and faults[0].cause == "malformed"
