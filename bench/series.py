@@ -37,7 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine, median, record, table
-from bench.match import GAME, in_process, runner
+from bench.match import GAME, InProcessBot, in_process, runner
 from bots.sandbox.reaper import wait_closed
 from games.registry import get_game
 
@@ -180,6 +180,35 @@ def bare_round_trip_ms(placement: str = "free", trips: int = 2000) -> float:
     return median(times)
 
 
+def in_process_with_echo(seeds: list[int]) -> list[float]:
+    """ms of each in-process game that also sends every decision's act message to an echoing child and reads it back:
+    the floor's two parts measured together, as a game really interleaves them (the round trip then finds colder
+    caches than in ``bare_round_trip_ms``'s tight loop)."""
+    from bots import protocol
+
+    child = subprocess.Popen([sys.executable, "-c", ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin and child.stdout
+    times = []
+    try:
+        for seed in seeds:
+            bots = [InProcessBot(0), InProcessBot(1)]
+            began = time.perf_counter()
+            state = get_game(GAME).new_state(2, seed)
+            for seat, bot in enumerate(bots):
+                bot.start(seat, 2, state.options)
+            while (mover := state.to_move()) is not None:
+                obs, legal = state.observation(mover), state.legal_actions()
+                child.stdin.write(protocol.encode(protocol.act_message(obs, legal, 1000)))
+                child.stdin.flush()
+                json.loads(child.stdout.readline())
+                state.apply(bots[mover].act(obs, legal))
+            times.append((time.perf_counter() - began) * 1000)
+    finally:
+        child.stdin.close()
+        child.wait(10)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=10, help="games per series (default 10)")
@@ -193,7 +222,7 @@ def main() -> None:
     old = Baseline(args.baseline.resolve()) if args.baseline else None
     modes = ["series"] + (["baseline"] if old else [])
     modes += [f"{mode}, one core" for mode in modes] if args.one_core else []
-    runs: dict[str, list[float]] = {key: [] for key in ("in-process", "decisions", "cold", "prepared")}
+    runs: dict[str, list[float]] = {key: [] for key in ("in-process", "with echo", "decisions", "cold", "prepared")}
     for placement in PLACEMENTS:
         runs.update({f"rtt {placement}": [], f"floor {placement}": []})
     for mode in modes:
@@ -207,6 +236,7 @@ def main() -> None:
             wait_closed(10)
             games = [in_process(seed) for seed in seeds]
             rtt = {placement: bare_round_trip_ms(placement) for placement in PLACEMENTS}
+            runs["with echo"] += in_process_with_echo(seeds)
             for mode in modes if round_ % 2 == 0 else modes[::-1]:
                 wait_closed(10)
                 core = current_core() if mode.endswith("one core") else None
@@ -244,6 +274,7 @@ def main() -> None:
         row(f"floor: in-process + decisions x round trip, {placement}", f"floor {placement}")
         for placement in PLACEMENTS
     ]
+    rows.append(row("in-process game + a real echo round trip per decision", "with echo"))
     for mode in modes:
         rows += [
             row(f"{mode}: per game (Match.play)", mode),
@@ -266,12 +297,18 @@ def main() -> None:
     print(table(move_rows, ["series", "decision as the runner times it", "the bot's CPU"]))
     per_game = median(runs["series"])
     floor = floors["free"]
+    with_echo = median(runs["with echo"])
+    print(f"(per game against the in-process game with a real echo per decision: {per_game / with_echo:.2f}x)")
     record(
         args.results, "series", "LL game in a series (bwrap) / floor", round(per_game / floor, 2), "x", "goal ≤ 1.5x"
     )
     record(
         args.results, "series", "LL game in a series / floor with a one-core round trip",
         round(per_game / floors["one core"], 2), "x",
+    )  # fmt: skip
+    record(
+        args.results, "series", "LL game in a series / in-process game with an echo per decision",
+        round(per_game / with_echo, 2), "x",
     )  # fmt: skip
     record(args.results, "series", "LL game in a series (bwrap), per game", round(per_game, 2), "ms")
     record(args.results, "series", "LL floor (in-process + decisions x bare round trip)", round(floor, 2), "ms")
