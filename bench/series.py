@@ -1,6 +1,7 @@
 """A game inside a series of sandboxed example bots against its floor, and against today's one-match runs.
 
-    .venv/bin/python bench/series.py [--games 10] [--rounds 5] [--matches 3] [--baseline DIR] [--results FILE]
+    .venv/bin/python bench/series.py [--games 10] [--rounds 5] [--matches 3] [--baseline DIR] [--one-core]
+                                     [--results FILE]
 
 The bots are games/love_letter/example/main.py twice (they loop over games). Each round, interleaved, on the same
 seeds:
@@ -8,13 +9,18 @@ seeds:
 - ``in-process``: the same bot code imported into this process and played by ``games.simulate.play`` (bench/match.py);
 - ``bare round trip``: one JSON line (a real act message of the game) to a child process that echoes lines, and back;
   the **floor** of a game is ``in-process + decisions x bare round trip``: what a game costs once every decision has
-  to cross a pipe to another process, and nothing else (no sandbox, no clock, no replay);
+  to cross a pipe to another process, and nothing else (no sandbox, no clock, no replay). The round trip is timed
+  three ways: ``free`` (wherever the scheduler puts the two processes: the issue's definition, and the verdict), on
+  ``one core`` and on ``two cores`` (pinned), because on a VM whose idle cores halt it is bimodal;
+- ``in-process + a real echo``: the in-process game sending each decision's act message to the echo child and
+  reading it back, the floor's two parts measured together (the tight echo loop above runs with warm caches);
 - ``series``: ``run_series`` of ``--games`` games on the same sandboxed processes; "per game" is each game's own
   ``Match.play`` (start to result), "amortised" the whole ``run_series`` (spawning the bots, every game, tearing down)
   divided by the games;
 - ``series (baseline)`` with ``--baseline DIR``: the same series played by another copy of the code (its runner and
   its example bot; e.g. ``git archive <commit> | tar -x -C DIR``) in a helper process, in the same round, the order
-  of the two series alternating from round to round;
+  of the two series alternating from round to round; with ``--one-core`` every series is played once more with the
+  runner and its bots pinned to one core (the same placement for old and new code);
 - ``play_match`` (cold) and ``prepare_match`` then ``play`` (prepared 100 ms ahead, ``play`` timed alone) for the
   first ``--matches`` seeds of each round.
 
