@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import orjson
+
 from games.base import Outcome
 
 PROTOCOL_VERSION = 1
@@ -76,7 +78,17 @@ def end_message(outcome: Outcome, obs: dict[str, Any]) -> dict[str, Any]:
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """One message as a line of compact JSON (non-ASCII escaped, so any reader can decode it)."""
+    """One message as a line of compact JSON (non-ASCII escaped, so any reader can decode it).
+
+    orjson writes it: an act message goes out at every decision, and orjson takes ~1 µs where the standard library
+    takes ~14 (docs/decisions.md). The standard library takes over where orjson's line would break the contract or
+    refuses: text outside ASCII (orjson writes UTF-8), non-string keys and integers beyond 64 bits."""
+    try:
+        line = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        line = b""
+    if line and line.isascii():
+        return line
     return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii") + b"\n"
 
 
@@ -92,6 +104,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"duplicate key {key!r}")
         result[key] = value
     return result
+
+
+# Built once: ``json.loads`` with hooks builds a decoder and its scanner at every call (a few µs per reply).
+_REPLY_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
 
 
 def _shorten(text: str, limit: int = 120) -> str:
@@ -115,7 +131,7 @@ def parse_reply(line: bytes | str, expected: ReplyType, max_line_bytes: int = DE
     except UnicodeDecodeError as exc:
         raise ProtocolError(f"line is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        message = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        message = _REPLY_DECODER.decode(text)
     except (ValueError, RecursionError) as exc:
         raise ProtocolError(f"line is not one JSON object ({_shorten(str(exc))}): {_shorten(text)!r}") from None
     if not isinstance(message, dict):

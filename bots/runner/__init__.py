@@ -10,7 +10,8 @@ options, wrong number of seats: ``ValueError``) raise.
 fault ends the series, no seed twice).
 
 One job per module: ``api`` (play_match, prepare_match), ``series`` (run_series, prepare_series), ``match``
-(driving a game), ``pipes`` (the bots' I/O), ``clock`` (the time control), ``faults`` (classifying faults). The seats
+(driving a game), ``pipes`` (the bots' I/O), ``clock`` (the time control), ``faults`` (classifying faults),
+``cores`` (the one core a series' runner and bots share). The seats
 it takes and the results it returns are plain data in ``bots.results``; the replay format is ``games.replay``'s.
 """
 

@@ -11,10 +11,25 @@ import time
 from bots.limits import Limits
 from bots.sandbox import BotProcess
 
-__all__ = ["MIN_POLL_S", "charge"]
+__all__ = ["MIN_POLL_S", "charge", "charged_ms", "wait_s"]
 
 _NCPU = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 MIN_POLL_S = 0.002  # the shortest wait between two looks at a bot's clock
+
+
+def charged_ms(limits: Limits, wall_ms: float, cpu_ms: float | None) -> float:
+    """What a decision of ``wall_ms`` wall time and ``cpu_ms`` CPU time (None: not measured) is charged."""
+    return wall_ms if cpu_ms is None else max(cpu_ms, wall_ms / limits.wall_factor)
+
+
+def wait_s(limits: Limits, allowance_ms: float, wall_ms: float, cpu_ms: float | None) -> float:
+    """Seconds until a decision that has used ``wall_ms`` and ``cpu_ms`` so far could exceed ``allowance_ms``."""
+    if cpu_ms is None:
+        wait_ms = allowance_ms - wall_ms
+    else:
+        # The wall clock runs out at allowance * factor; CPU cannot grow faster than the cores allow.
+        wait_ms = min(allowance_ms * limits.wall_factor - wall_ms, (allowance_ms - cpu_ms) / _NCPU)
+    return max(wait_ms / 1000 + 0.0005, MIN_POLL_S)
 
 
 def charge(
@@ -24,13 +39,5 @@ def charge(
     began at monotonic time ``began`` with the process's CPU clock at ``cpu_begin`` (None: not measured)."""
     wall_ms = (time.monotonic() - began) * 1000
     cpu_now = proc.cpu_ms() if cpu_begin is not None else None
-    if cpu_now is None or cpu_begin is None:
-        charged = wall_ms
-        wait_ms = allowance_ms - wall_ms
-    else:
-        cpu_ms = cpu_now - cpu_begin
-        factor = limits.wall_factor
-        charged = max(cpu_ms, wall_ms / factor)
-        # The wall clock runs out at allowance * factor; CPU cannot grow faster than the cores allow.
-        wait_ms = min(allowance_ms * factor - wall_ms, (allowance_ms - cpu_ms) / _NCPU)
-    return charged, allowance_ms, max(wait_ms / 1000 + 0.0005, MIN_POLL_S)
+    cpu_ms = None if cpu_now is None or cpu_begin is None else cpu_now - cpu_begin
+    return charged_ms(limits, wall_ms, cpu_ms), allowance_ms, wait_s(limits, allowance_ms, wall_ms, cpu_ms)

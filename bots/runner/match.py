@@ -21,7 +21,7 @@ from bots import protocol
 from bots.limits import Limits
 from bots.protocol import ProtocolError
 from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
-from bots.runner.clock import charge
+from bots.runner.clock import charge, charged_ms, wait_s
 from bots.runner.faults import EXIT_WAIT_S, exit_fault, in_match, timeout_fault
 from bots.runner.pipes import Conn, Pipes
 from bots.sandbox import BotSetupError, Sandbox, SandboxError
@@ -171,7 +171,7 @@ class Match:
                     del waiting[seat]
                     continue
                 # From the start message (a prepared bot may have waited long for it), CPU from the process's start.
-                charged, allowance, wait_s = charge(
+                charged, allowance, seat_wait_s = charge(
                     conn.proc, self.limits, conn.start_sent_at, conn.start_cpu_ms, self.limits.startup_ms
                 )
                 if charged > allowance:
@@ -181,7 +181,7 @@ class Match:
                     self._fault_conn(conn, Fault(FaultCause.STARTUP, detail))
                     del waiting[seat]
                     continue
-                timeout = wait_s if timeout is None else min(timeout, wait_s)
+                timeout = seat_wait_s if timeout is None else min(timeout, seat_wait_s)
             if waiting:
                 self.pipes.pump(timeout)
 
@@ -258,12 +258,15 @@ class Match:
         self.replay.add_move(seat, state.history[-1], ms, None, None, auto=False)
 
     def _bot_move(self, conn: Conn, obs: dict[str, Any], legal: list[dict[str, Any]]) -> bool:
-        """Ask the bot for this decision; True if it made a legal move, False if it faulted."""
+        """Ask the bot for this decision; True if it made a legal move, False if it faulted.
+
+        This runs at every decision, so it reads each clock as few times as it can: the CPU clock when the request
+        goes out and when the reply is in, and in between only when the wait for the reply runs out."""
         move_index = len(self.moves)
         pipes, limits, proc = self.pipes, self.limits, conn.proc
-        proc.wake()  # first, so that the pump below does not throttle it just before
+        proc.wake()  # first, so that no pump throttles it just before
         # Anything the bot wrote since its last reply is unsolicited: catch it now, or it would pass for this reply.
-        pipes.pump(0)
+        pipes.read_stdout_now(conn)
         if conn.fault is not None:
             return False
         allowance_ms = limits.move_ms + conn.bank_ms
@@ -271,29 +274,32 @@ class Match:
         began = time.monotonic()
         cpu_begin = proc.cpu_ms()
         pipes.send(conn, protocol.act_message(obs, legal, int(allowance_ms)))
+        waiting_s = wait_s(limits, allowance_ms, 0.0, None if cpu_begin is None else 0.0)  # nothing used yet
         while True:
             if conn.fault is not None:
                 return False
             if conn.replies:
-                line = conn.replies.popleft()
-                charged, allowance, _ = charge(proc, limits, began, cpu_begin, allowance_ms)
-                wall_ms = (time.monotonic() - began) * 1000
                 break
             if conn.out_eof or conn.exited or conn.stdin_broken:
                 self._fault_conn(conn, self._exit_fault(conn, startup=False, move=move_index))
                 return False
-            charged, allowance, wait_s = charge(proc, limits, began, cpu_begin, allowance_ms)
-            if charged > allowance:
-                self._fault_conn(conn, timeout_fault(limits, allowance, move_index))
+            pipes.pump(waiting_s)
+            if conn.replies or conn.fault is not None:
+                continue  # the reply (or the fault) is handled above, the clock read once below
+            charged, _, waiting_s = charge(proc, limits, began, cpu_begin, allowance_ms)
+            if charged > allowance_ms:
+                self._fault_conn(conn, timeout_fault(limits, allowance_ms, move_index))
                 return False
-            pipes.pump(wait_s)
+        line = conn.replies.popleft()
+        wall_ms = (time.monotonic() - began) * 1000
+        cpu_end = proc.cpu_ms() if cpu_begin is not None else None
+        cpu_ms = None if cpu_begin is None or cpu_end is None else cpu_end - cpu_begin
         conn.awaiting = None
         proc.rest()
-        if charged > allowance:
-            self._fault_conn(conn, timeout_fault(limits, allowance, move_index))
+        charged = charged_ms(limits, wall_ms, cpu_ms)
+        if charged > allowance_ms:
+            self._fault_conn(conn, timeout_fault(limits, allowance_ms, move_index))
             return False
-        cpu_end = proc.cpu_ms()
-        cpu_ms = None if cpu_begin is None or cpu_end is None else cpu_end - cpu_begin
         try:
             reply = protocol.parse_reply(line, "action", limits.max_line_bytes)
         except ProtocolError as exc:

@@ -213,6 +213,12 @@ class Pipes:
                 self.unregister(key.fd)
 
     # -- reading --
+    def read_stdout_now(self, conn: Conn) -> None:
+        """Take what the bot has written to stdout so far, without waiting: one read, and none of ``pump``'s other
+        work (the runner does this before every request, to catch a line written when none was expected)."""
+        if conn.proc.stdout_fd in conn.registered:
+            self._read_stdout(conn)
+
     def _read_stdout(self, conn: Conn) -> None:
         fd = conn.proc.stdout_fd
         data = _read_available(fd)

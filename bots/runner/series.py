@@ -25,6 +25,7 @@ from typing import Any
 from bots.limits import Limits
 from bots.results import BotSeat, MatchResult
 from bots.runner.api import check_request
+from bots.runner.cores import CoreClaim
 from bots.runner.match import Match, MoveObserver
 from bots.sandbox import get_sandbox
 from games.base import State
@@ -111,13 +112,19 @@ def prepare_series(
     watching = list(observers or [])
     watching += [None] * (len(games) - len(watching))
     first = Match(game_id, states[0], seats, games[0].seed, dict(games[0].options or {}), limits, observer=watching[0])
+    # Claimed before the bots start, so that they inherit the core (bots.runner.cores): pinning them afterwards was
+    # measured to give only part of the gain.
+    core = CoreClaim()
+    if backend is not None:
+        core.claim()
     try:
         if backend is not None:
             first.spawn_bots(backend)
     except BaseException:
         first.close()
+        core.release()
         raise
-    return PreparedSeries(first, games, states, watching)
+    return PreparedSeries(first, games, states, watching, core)
 
 
 class PreparedSeries:
@@ -126,8 +133,14 @@ class PreparedSeries:
     Usable as a context manager (closed on exit, played or not)."""
 
     def __init__(
-        self, first: Match, games: list[SeriesGame], states: list[State], observers: list[MoveObserver | None]
+        self,
+        first: Match,
+        games: list[SeriesGame],
+        states: list[State],
+        observers: list[MoveObserver | None],
+        core: CoreClaim,
     ) -> None:
+        self._core = core  # the core this thread and the bots hold until the series is over
         self._observers = observers
         self._first: Match | None = first
         self._games = games
@@ -163,6 +176,7 @@ class PreparedSeries:
                     break
         finally:
             match.close()
+            self._core.release()  # this thread is unpinned once the series is over
         unplayed = list(self._games[len(results) :])
         return SeriesResult(
             games=results,
@@ -177,6 +191,7 @@ class PreparedSeries:
         if self._first is not None:
             self._first.close()
             self._first = None
+            self._core.release()
 
     def __enter__(self) -> PreparedSeries:
         return self

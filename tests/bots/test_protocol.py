@@ -7,6 +7,7 @@ import pytest
 from bots import protocol
 from bots.protocol import NOTE_MAX_CHARS, ProtocolError, parse_reply
 from games.base import Outcome
+from games.registry import get_game
 
 
 def test_the_start_message_carries_the_game_seat_options_time_and_start_info() -> None:
@@ -46,6 +47,27 @@ def test_encode_makes_one_ascii_line() -> None:
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     line.decode("ascii")
     assert json.loads(line) == {"type": "act", "obs": {"name": "Zoë\nx"}}
+
+
+def test_encode_writes_what_the_standard_library_would_for_a_real_act_message() -> None:
+    state = get_game("love_letter").new_state(2, 3)
+    for _ in range(5):
+        state.apply(state.legal_actions()[-1])
+    message = protocol.act_message(state.observation(state.to_move()), state.legal_actions(), 1500)  # type: ignore[arg-type]
+    line = protocol.encode(message)
+    assert line == json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+@pytest.mark.parametrize(
+    ("message", "wire"),
+    [
+        ({"obs": {1: "a"}}, b'{"obs":{"1":"a"}}\n'),  # keys that are not strings, as the standard library writes them
+        ({"n": 2**70}, b'{"n":1180591620717411303424}\n'),  # beyond 64 bits
+        ({"t": "é"}, b'{"t":"\\u00e9"}\n'),  # escaped, never UTF-8
+    ],
+)
+def test_encode_falls_back_to_the_standard_library_where_orjson_would_differ(message: dict, wire: bytes) -> None:
+    assert protocol.encode(message) == wire
 
 
 def test_it_parses_ready_and_actions_with_or_without_a_note() -> None:
