@@ -256,3 +256,13 @@ def test_the_ladder_series_setting_is_checked(settings) -> None:
         ladder_config(GAME)
     settings.LADDER_GAMES = {GAME: {"series": 4}}
     assert ladder_config(GAME).series == 4
+    settings.LADDER_GAMES = {GAME: {"series": 4, "matchmaking": "random"}}
+    assert ladder_config(GAME).series == 1  # random tables are played once each (docs/ratings.md)
+
+
+def test_the_short_games_ladder_plays_series_by_default() -> None:
+    from django.conf import settings
+
+    assert ladder_config("love_letter").series == settings.LADDER_GAMES["love_letter"]["series"] == 12
+    assert ladder_config("high_society").series == ladder_config("ranczo").series == 6
+    assert ladder_config("ten").series == ladder_config("barbarossa").series == 1
