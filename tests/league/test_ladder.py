@@ -144,7 +144,8 @@ def test_a_version_validated_out_of_order_does_not_replace_a_newer_one(alice) ->
     assert bot.current_version().number == 2
 
 
-@override_settings(LADDER_QUEUE_DEPTH=3, LADDER_WORKER_CAPACITY=3)
+# Series of 2: seats are counted per table, not per game (the game's own 12 would only make the test slow).
+@override_settings(LADDER_QUEUE_DEPTH=3, LADDER_WORKER_CAPACITY=3, LADDER_GAMES={"love_letter": {"series": 2}})
 def test_seat_counts_are_kept_and_evened_out(alice) -> None:
     for name in "abcd":
         _ready_bot(alice, name)
