@@ -1,6 +1,7 @@
 """Issue #20's figures for placement and series, measured side by side in one run:
 
-    .venv/bin/python bench/placement.py [--games 20] [--throughput 36] [--record 60] [--skip embedded]
+    .venv/bin/python bench/placement.py [--games 20] [--throughput 72] [--series 6 12] [--repeats 3] [--skip embedded]
+    .venv/bin/python bench/placement.py --skip embedded redis-pg record      # the throughput only (a few minutes)
 
 1. **Upload → validated → N rated games** (default 20) of the game's example bot (Love Letter, sandboxed), timed from
    the upload until its validation and its N-th rating change:
@@ -13,7 +14,9 @@
    built-in players, really played in process beforehand so that only recording is timed).
 3. **Short-game throughput** through a real worker (PostgreSQL + Redis, 2 processes, no ladder): the same Love Letter
    games of the sandboxed example bot against the built-in random player, as single matches (today's path, with its
-   chaining and bots started ahead) and as series of SERIES_GAMES; games per minute.
+   chaining and bots started ahead) and as series of each length of ``--series`` (default: placement's SERIES_GAMES
+   and the ladder's series for Love Letter), rounds interleaved; games per minute, and one ``THROUGHPUT`` line per
+   length with its ratio to single matches against issue 20's goal (at least 5 times).
 
 The per-game cost inside a series against its floor is ``bench/series.py``'s (run it in the same session).
 Every scenario runs in a child process of its own (Django reads its database once per process); each prints one JSON
@@ -267,12 +270,13 @@ def child_record(count: int, database: str) -> dict[str, Any]:
             infra.drop_database(DB_NAME)
 
 
-def child_throughput(count: int, logs: Path) -> dict[str, Any]:
+def child_throughput(count: int, lengths: list[int], repeats: int, logs: Path) -> dict[str, Any]:
+    """The same number of games played as single matches (length 1) and as series of each other length, rounds
+    interleaved (every length once per round), through one worker of 2 processes; games per minute, medians."""
     infra.create_database(DB_NAME)
     infra.flush_redis()
     try:
         infra.setup_django(DB_NAME)
-        from django.conf import settings
         from django.contrib.auth.models import User
 
         from games.registry import example_dir
@@ -286,51 +290,66 @@ def child_throughput(count: int, logs: Path) -> dict[str, Any]:
         example = bot.versions.get()
         do_record_validation(example.pk, True, "bench", "")
         (rival,) = _house_versions(1)
-        per = settings.SERIES_GAMES
-        figures: dict[str, list[float]] = {"single": [], "series": []}
-        walls: dict[str, list[float]] = {"single": [], "series": []}
-        faults = {"single": 0, "series": 0}
+        per_min: dict[int, list[float]] = {length: [] for length in lengths}
+        walls: dict[int, list[float]] = {length: [] for length in lengths}
+        faults = dict.fromkeys(lengths, 0)
         seed = 1
         with infra.worker(DB_NAME, 2, logs):
-            for _ in range(2):
-                for how in ("single", "series"):
+            for _ in range(repeats):
+                for length in lengths:
                     seeds = list(range(seed, seed + count))
                     seed += count
                     began = time.monotonic()
-                    if how == "single":
+                    if length == 1:
                         ids = [do_create_match(GAME, [example, rival], seed=s).pk for s in seeds]
                     else:
                         ids = []
-                        for start in range(0, count, per):
-                            series = do_create_series(GAME, [example, rival], seeds[start : start + per])
+                        for start in range(0, count, length):
+                            series = do_create_series(GAME, [example, rival], seeds[start : start + length])
                             ids += list(series.matches.values_list("pk", flat=True))
                     pending = Match.objects.filter(pk__in=ids).exclude(status__in=["finished", "failed"])
                     deadline = time.monotonic() + 300
                     while pending.exists():
                         if time.monotonic() > deadline:
-                            raise SystemExit(f"{how}: not finished after 300 s")
+                            raise SystemExit(f"length {length}: not finished after 300 s")
                         time.sleep(0.02)
-                    figures[how].append(count / (time.monotonic() - began) * 60)
+                    per_min[length].append(count / (time.monotonic() - began) * 60)
                     done = Match.objects.filter(pk__in=ids)
                     failed = done.filter(status=Match.Status.FAILED).first()
                     if failed is not None:
-                        raise SystemExit(f"{how}: match {failed.pk} failed: {failed.error}")
-                    faulted = done.filter(seats__fault__gt="").distinct().count()
-                    walls[how] += list(done.values_list("wall_ms", flat=True))
-                    faults[how] += faulted
+                        raise SystemExit(f"length {length}: match {failed.pk} failed: {failed.error}")
+                    walls[length] += list(done.values_list("wall_ms", flat=True))
+                    faults[length] += done.filter(seats__fault__gt="").distinct().count()
         return {
             "scenario": "throughput",
-            "single_per_min": median(figures["single"]),
-            "series_per_min": median(figures["series"]),
-            "single_wall_ms": median(walls["single"]),
-            "series_wall_ms": median(walls["series"]),
-            "faults": faults,
             "games": count,
-            "series_games": per,
+            "repeats": repeats,
+            "rows": [
+                {
+                    "length": length,
+                    "per_min": median(per_min[length]),
+                    "runs": per_min[length],
+                    "wall_ms": median(walls[length]),
+                    "faults": faults[length],
+                }
+                for length in lengths
+            ],
         }
     finally:
         infra.drop_database(DB_NAME)
         infra.flush_redis()
+
+
+def _series_lengths(asked: list[int] | None) -> list[int]:
+    """Single matches first, then the series lengths asked for, by default placement's (SERIES_GAMES) and the
+    ladder's for this game (LADDER_GAMES[game]["series"])."""
+    if asked is None:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
+        os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
+        from django.conf import settings
+
+        asked = [settings.SERIES_GAMES, int(settings.LADDER_GAMES[GAME].get("series", 1))]
+    return [1, *sorted({length for length in asked if length > 1})]
 
 
 # ----- the parent -------------------------------------------------------------------------------------------------
@@ -348,8 +367,15 @@ def _child(*args: str) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20, help="rated games to wait for after the upload")
-    parser.add_argument("--throughput", type=int, default=36, help="games per throughput run")
+    parser.add_argument("--throughput", type=int, default=72, help="games per throughput run")
     parser.add_argument("--record", type=int, default=60, help="games recorded per recording run")
+    parser.add_argument(
+        "--series",
+        type=int,
+        nargs="+",
+        help="series lengths to compare with single matches (default: SERIES_GAMES and the ladder's for Love Letter)",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="throughput rounds (each length once per round)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["embedded", "redis-pg", "record", "throughput"])
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -364,7 +390,8 @@ def main() -> None:
         elif kind == "record":
             result = child_record(number, args.child[2])
         else:
-            result = child_throughput(number, logs)
+            lengths = [int(length) for length in args.child[2].split(",")]
+            result = child_throughput(number, lengths, int(args.child[3]), logs)
         print(json.dumps(result))
         return
     print(f"{machine()}; load {load_average()}")
@@ -404,20 +431,29 @@ def main() -> None:
             )
         )
     if "throughput" not in args.skip:
-        r = _child("throughput", str(args.throughput))
-        print(f"\nShort games per minute through a worker (2 processes; example bot vs random; {r['games']} games)")
-        ratio = r["series_per_min"] / r["single_per_min"]
+        lengths = _series_lengths(args.series)
+        r = _child("throughput", str(args.throughput), ",".join(map(str, lengths)), str(args.repeats))
         print(
-            table(
-                [
-                    ["single matches", r["single_per_min"], ""],
-                    [f"series of {r['series_games']}", r["series_per_min"], ratio],
-                    ["(game wall ms, median: single / series)", r["single_wall_ms"], r["series_wall_ms"]],
-                    ["(games with a fault: single / series)", r["faults"]["single"], r["faults"]["series"]],
-                ],
-                ["how", "games/min", "ratio to single"],
-            )
+            f"\nShort games per minute through a worker (2 processes; Love Letter, the example bot (sandboxed) against "
+            f"the built-in random player; {r['games']} games per run, {r['repeats']} rounds interleaved, medians)"
         )
+        single = r["rows"][0]["per_min"]
+        rows = [
+            [
+                "single matches" if row["length"] == 1 else f"series of {row['length']}",
+                row["per_min"],
+                row["per_min"] / single,
+                row["wall_ms"],
+                row["faults"],
+                " ".join(f"{run:.0f}" for run in row["runs"]),
+            ]
+            for row in r["rows"]
+        ]
+        print(table(rows, ["how", "games/min", "ratio to single", "game wall ms", "games with a fault", "each round"]))
+        for row in r["rows"][1:]:
+            ratio = row["per_min"] / single
+            verdict = "met" if ratio >= 5 else "missed"
+            print(f"THROUGHPUT series of {row['length']}: {ratio:.2f}x single matches (goal >= 5x: {verdict})")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ class LadderDefaults(TypedDict, total=False):
     time_control: dict[str, int]  # {"move_ms": ..., "bank_ms": ...}
     matchmaking: str  # "settle", "uncertainty" or "random"
     enabled: bool
+    series: int  # games per ladder table, played in a row by the same bot processes (short games: several)
 
 
 def is_int(value: object) -> TypeGuard[int]:

@@ -279,7 +279,8 @@ LADDER_FAULT_LIMIT = env_int("LADDER_FAULT_LIMIT", 5)
 #   time_control    {"move_ms": ..., "bank_ms": ...} for the game's ladder matches (default: the runtime's)
 #   matchmaking     "settle" (the default: fitted Elo, docs/ratings.md), "uncertainty" or "random"
 #   enabled         false takes the game off the ladder
-#   series          games per ladder table, played in a row by the same bot processes (default 1: single matches)
+#   series          games per ladder table, played in a row by the same bot processes (default 1; the short games
+#                   set their own: Love Letter 12, High Society and Ranczo 6; "random" matchmaking plays single games)
 # Each game sets its own defaults (LADDER in games/<id>/__init__.py); the environment variable LADDER_GAMES (JSON,
 # the same shape) is merged over them, game by game.
 # A deep copy: settings may be changed (tests do), the games' own constants never.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -22,22 +23,31 @@ log = logging.getLogger(__name__)
 LIVE_MOVES_MAX = 2_000
 
 
+@dataclass
+class Throttle:
+    """When the next write may be: one per publisher, or one shared by the games of a series."""
+
+    interval: float  # seconds
+    next_at: float = 0.0
+
+
 class LivePublisher:
     """``bots.runner.MoveObserver`` for one match: publishes its moves, throttled."""
 
-    def __init__(self, match_id: int, interval_ms: int | None = None) -> None:
+    def __init__(self, match_id: int, interval_ms: int | None = None, throttle: Throttle | None = None) -> None:
         self.match_id = match_id
-        self.interval = (settings.LIVE_MATCH_INTERVAL_MS if interval_ms is None else interval_ms) / 1000
-        self.next_at = 0.0
+        interval = (settings.LIVE_MATCH_INTERVAL_MS if interval_ms is None else interval_ms) / 1000
+        self.throttle = throttle or Throttle(interval)
         self.published = -1
         self.writes = 0
         self.failed = False
 
     def __call__(self, moves: list[dict[str, Any]]) -> None:
         now = time.monotonic()
-        if now < self.next_at or len(moves) == self.published or len(moves) > LIVE_MOVES_MAX:
+        throttle = self.throttle
+        if now < throttle.next_at or len(moves) == self.published or len(moves) > LIVE_MOVES_MAX:
             return
-        self.next_at = now + self.interval
+        throttle.next_at = now + throttle.interval
         try:
             watch.do_publish(self.match_id, moves)
         except Error as error:
@@ -54,9 +64,19 @@ def publisher(match_id: int) -> LivePublisher | None:
     return LivePublisher(match_id) if settings.LIVE_MATCH_INTERVAL_MS > 0 else None
 
 
-def clear(match_id: int) -> None:
-    """Drop the live moves of a recorded (or given back) match; best effort, as publishing is."""
+def series_publishers(match_ids: list[int]) -> list[LivePublisher | None]:
+    """The publishers of a series' games, in play order, sharing one throttle: the series writes at most every
+    LIVE_MATCH_INTERVAL_MS, not once per game (a short game of a series lasts a few ms, and a write per game would
+    cost more than the game: about one write in 25 games of Love Letter is shown)."""
+    if settings.LIVE_MATCH_INTERVAL_MS <= 0:
+        return [None for _ in match_ids]
+    throttle = Throttle(settings.LIVE_MATCH_INTERVAL_MS / 1000)
+    return [LivePublisher(match_id, throttle=throttle) for match_id in match_ids]
+
+
+def clear(*match_ids: int) -> None:
+    """Drop the live moves of recorded (or given back) matches, in one statement; best effort, as publishing is."""
     try:
-        watch.do_clear(match_id)
+        watch.do_clear(*match_ids)
     except Error as error:
-        log.warning("match %s: live moves not cleared: %s", match_id, error)
+        log.warning("matches %s: live moves not cleared: %s", match_ids, error)

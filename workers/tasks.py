@@ -250,7 +250,7 @@ class _HeldSeries:
         limits = Limits.for_game(series.game, **series.time_control) if series.time_control else None
         seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in series.seats]
         games = [SeriesGame(game.seed, dict(game.options) or None) for game in series.games]
-        observers: list[MoveObserver | None] = [live.publisher(game.match_id) for game in series.games]
+        observers: list[MoveObserver | None] = list(live.series_publishers([game.match_id for game in series.games]))
         self.prepared = prepare_series(
             series.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits, observers=observers
         )
@@ -397,8 +397,7 @@ def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> 
             recorded = _with_database_retries(what, record)
         finally:
             held.let_go()
-            for game in series.games:
-                live.clear(game.match_id)
+            live.clear(*(game.match_id for game in series.games))
         log.info(
             "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
             what,

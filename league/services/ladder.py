@@ -77,6 +77,11 @@ def ladder_config(game_id: str) -> LadderConfig:
     for key, value in numbers.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < (0 if key == "games_per_hour" else 1):
             raise ImproperlyConfigured(f"LADDER_GAMES[{game_id!r}][{key!r}] must be a whole number, not {value!r}")
+    if matchmaking == "random":
+        # A random table played k times in a row gives the ratings k games of one random draw: measured, the order
+        # settled later (tests/league/test_convergence.py; docs/ratings.md). Tables chosen for what they teach
+        # ("settle", "uncertainty") are worth the repeat, and converged no later.
+        numbers["series"] = 1
     return LadderConfig(
         game=game_id,
         table_sizes=sizes,

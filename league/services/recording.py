@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from datetime import datetime, timedelta
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -46,37 +48,66 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
     return True
 
 
+@dataclass(frozen=True)
+class PlayedGame:
+    """A played game to record: its match and seats (locked and loaded by the caller) and what the runner returned."""
+
+    match: Match
+    seats: list[Seat]
+    result: MatchResult
+
+
 def record_locked(match: Match, seats: list[Seat], result: MatchResult) -> None:
     """Record one played game (under its match's row lock, in the caller's transaction): seats, replay, ratings,
-    pauses. ``do_record_match_result`` records one match so; ``series.do_record_series`` each game of a series."""
-    for seat, played in zip(seats, result.seats, strict=True):
-        seat.rank, seat.score = played.rank, played.score
-        seat.fault = played.fault.cause.value if played.fault else ""
-        seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
-        seat.stderr = played.stderr[-64 * 1024 :]
-        seat.moves, seat.time_ms = played.moves, played.time_ms
-    update_rows(
-        Seat, SEAT_RESULT_FIELDS, [[seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)] for seat in seats]
-    )
-    match.status = Match.Status.FINISHED
-    match.finished_at = finished_at = timezone.now()
-    match.wall_ms = result.wall_ms
-    match.replay_data = Match.pack_replay(result.replay)
-    match.error = ""
-    fields = ["status", "finished_at", "wall_ms", "replay_data", "error"]
-    if changes_ratings(match):
-        if distinct_bots(seats):
-            # (may move finished_at forward: see there)
-            match.finished_at = _apply_ratings(match, seats, [played.rank for played in result.seats], finished_at)
-        match.rated_seq = next_rated_seq(match.game)
-        fields.append("rated_seq")
-    match.save(update_fields=fields)
+    pauses. ``do_record_match_result`` records one match so."""
+    record_games_locked([PlayedGame(match, seats, result)])
+
+
+def record_games_locked(games: Sequence[PlayedGame]) -> None:
+    """Record played games in play order (under their matches' row locks, in the caller's transaction), each exactly
+    as if recorded alone, ratings changing game by game; ``series.do_record_series`` records a series so.
+
+    The statements do not grow with the games (a series of 12 costs about what one match does): all the seats in one
+    UPDATE, the bots' ratings locked once and written once, every rating change in one INSERT, the recorded-order
+    numbers in one upsert, all the matches in one UPDATE."""
+    if not games:
+        return
+    seat_rows = []
+    for game in games:
+        for seat, played in zip(game.seats, game.result.seats, strict=True):
+            seat.rank, seat.score = played.rank, played.score
+            seat.fault = played.fault.cause.value if played.fault else ""
+            seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
+            seat.stderr = played.stderr[-64 * 1024 :]
+            seat.moves, seat.time_ms = played.moves, played.time_ms
+            seat_rows.append([seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)])
+    update_rows(Seat, SEAT_RESULT_FIELDS, seat_rows)
+    now = timezone.now()
+    for index, game in enumerate(games):
+        match = game.match
+        match.status = Match.Status.FINISHED
+        # Distinct and in play order, whatever the clock's resolution: the history's order is finished_at's.
+        match.finished_at = now + timedelta(microseconds=index)
+        match.wall_ms = game.result.wall_ms
+        match.replay_data = Match.pack_replay(game.result.replay)
+        match.error = ""
+    rated = [game for game in games if changes_ratings(game.match)]
+    # (may move finished_at forward: see _apply_ratings)
+    _apply_ratings([game for game in rated if distinct_bots(game.seats)])
+    for game_id in dict.fromkeys(game.match.game for game in rated):
+        of_game = [game.match for game in rated if game.match.game == game_id]
+        last = next_rated_seqs(game_id, len(of_game))
+        for number, match in enumerate(of_game, start=last - len(of_game) + 1):
+            match.rated_seq = number
+    fields = ["status", "finished_at", "wall_ms", "replay_data", "error", "rated_seq"]
+    update_rows(Match, fields, [[game.match.pk, *(getattr(game.match, f) for f in fields)] for game in games])
     # Its replay replaces the live moves in the same transaction: a spectator who sees "finished" never sees both.
-    LiveMatch.objects.filter(match_id=match.pk).delete()
-    faulted = {seat.bot_version.bot_id for seat in seats if seat.fault}
+    LiveMatch.objects.filter(match_id__in=[game.match.pk for game in games]).delete()
+    faulted = {seat.bot_version.bot_id for game in games for seat in game.seats if seat.fault}
     for bot_id in sorted(faulted):
         _pause_if_faulty(bot_id)
-    tournament_game_over(match)
+    for game in games:
+        tournament_game_over(game.match)
 
 
 # Which finished matches change ratings. The record path asks ``changes_ratings``; ``recompute_ratings`` replays
@@ -95,17 +126,17 @@ def rated_matches() -> Q:
     return Q(kind__in=RATED_KINDS) | Q(kind=Match.Kind.TOURNAMENT, round__tournament__rated=True)
 
 
-def next_rated_seq(game: str) -> int:
-    """The game's next recorded-order number, in one statement (an upsert: the game's first creates the row). The
-    row stays locked until the caller's transaction commits, so a number becomes visible only after every smaller one
-    of its game (the incremental refit relies on it). Taken after the bots' rating rows, so the lock is held briefly
-    and always after those (no lock cycle)."""
+def next_rated_seqs(game: str, count: int = 1) -> int:
+    """Take the game's next ``count`` recorded-order numbers in one statement (an upsert: the game's first creates
+    the row); returns the last of them. The row stays locked until the caller's transaction commits, so a number
+    becomes visible only after every smaller one of its game (the incremental refit relies on it). Taken after the
+    bots' rating rows, so the lock is held briefly and always after those (no lock cycle)."""
     table = connection.ops.quote_name(RatedSequence._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (game, last) VALUES (%s, 1) "
-            f"ON CONFLICT (game) DO UPDATE SET last = {table}.last + 1 RETURNING last",
-            [game],
+            f"INSERT INTO {table} (game, last) VALUES (%s, %s) "
+            f"ON CONFLICT (game) DO UPDATE SET last = {table}.last + %s RETURNING last",
+            [game, count, count],
         )
         return int(cursor.fetchone()[0])
 
@@ -116,36 +147,51 @@ def distinct_bots(seats: list[Seat]) -> bool:
     return len(set(bots)) == len(bots)
 
 
-def _apply_ratings(match: Match, seats: list[Seat], ranks: list[int], finished_at: datetime) -> datetime:
-    """Rate the match's bots from their ``ranks``; returns the match's finish time in the rating history."""
-    bots = [seat.bot_version.bot for seat in seats]
-    # Lock in a fixed order so two matches finishing at once never deadlock; the second waits and sees the first.
+def _apply_ratings(games: Sequence[PlayedGame]) -> None:
+    """Rate the games' bots from their ranks, game by game in order (all the bots' rating rows locked and written
+    once); sets each match's place in the rating history (its finished_at)."""
+    if not games:
+        return
+    bots = {seat.bot_version.bot_id: seat.bot_version.bot for game in games for seat in game.seats}
+    # Lock in a fixed order so two recordings at once never deadlock; the second waits and sees the first.
     locked = {r.bot_id: r for r in Rating.objects.select_for_update().filter(bot__in=bots).order_by("bot_id")}
-    table = [locked.get(bot.pk) or Rating.objects.create(bot=bot) for bot in bots]
-    # The history's order is the order of finished_at (recompute_ratings replays it so). Under the locks, make it
-    # later than every one of these bots' previous rated matches, whatever the clocks of the worker machines say:
-    # then the replay meets each bot's matches in the order their ratings were applied here.
-    latest = max((rating.last_match_at for rating in table if rating.last_match_at), default=None)
-    if latest is not None and finished_at <= latest:
-        finished_at = latest + timedelta(microseconds=1)
-    after = ratings.rate_match(
-        [rating.state for rating in table],
-        [
-            ratings.RatedSeat(rank=rank, version=seat.bot_version.number)
-            for seat, rank in zip(seats, ranks, strict=True)
-        ],
-    )
-    RatingChange.objects.bulk_create(
-        RatingChange(match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance)
-        for rating, state in zip(table, after, strict=True)
-    )
+    for bot_id, bot in bots.items():
+        if bot_id not in locked:
+            locked[bot_id] = Rating.objects.create(bot=bot)
+    changes = []
+    for game in games:
+        match = game.match
+        table = [locked[seat.bot_version.bot_id] for seat in game.seats]
+        # The history's order is the order of finished_at (recompute_ratings replays it so). Under the locks, make
+        # it later than every one of these bots' previous rated matches, whatever the clocks of the worker machines
+        # say: then the replay meets each bot's matches in the order their ratings were applied here.
+        latest = max((rating.last_match_at for rating in table if rating.last_match_at), default=None)
+        assert match.finished_at is not None
+        if latest is not None and match.finished_at <= latest:
+            match.finished_at = latest + timedelta(microseconds=1)
+        after = ratings.rate_match(
+            [rating.state for rating in table],
+            [
+                ratings.RatedSeat(rank=played.rank, version=seat.bot_version.number)
+                for seat, played in zip(game.seats, game.result.seats, strict=True)
+            ],
+        )
+        for rating, state in zip(table, after, strict=True):
+            changes.append(
+                RatingChange(
+                    match=match, bot_id=rating.bot_id, before=rating.elo, after=state.elo, variance=state.variance
+                )
+            )
+            rating.set_state(state)
+            rating.last_match_at = match.finished_at
+    RatingChange.objects.bulk_create(changes)
     now = timezone.now()
-    for rating, state in zip(table, after, strict=True):
-        rating.set_state(state)
-        rating.last_match_at, rating.updated = finished_at, now
     fields = [*Rating.STATE_FIELDS, "last_match_at", "updated"]
-    update_rows(Rating, fields, [[rating.pk, *(getattr(rating, f) for f in fields)] for rating in table])
-    return finished_at
+    rows = []
+    for rating in locked.values():
+        rating.updated = now
+        rows.append([rating.pk, *(getattr(rating, f) for f in fields)])
+    update_rows(Rating, fields, rows)
 
 
 def _pause_if_faulty(bot_id: int) -> None:

@@ -26,7 +26,7 @@ from league.models import Bot, BotVersion, Match, MatchSeries, Seat
 from league.services import outbox
 from league.services.errors import HOUR
 from league.services.matches import ClaimedSeat, _lease_until, claim_matches, do_fail_match
-from league.services.recording import record_locked
+from league.services.recording import PlayedGame, record_games_locked
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,6 @@ def do_record_series(series: ClaimedSeries, results: list[MatchResult], unplayed
     ``unplayed``, match ids) move to a new series and are queued again, for fresh processes. Returns the ids of the
     matches recorded (a game this worker no longer holds, taken over by another, is left alone)."""
     played = {game.match_id: result for game, result in zip(series.games, results, strict=False)}
-    recorded: list[int] = []
     with transaction.atomic():
         seats_by_match: dict[int, list[Seat]] = {}
         for seat in (
@@ -212,6 +211,7 @@ def do_record_series(series: ClaimedSeries, results: list[MatchResult], unplayed
             .order_by("match_id", "number")
         ):
             seats_by_match.setdefault(seat.match_id, []).append(seat)
+        games = []
         for game in series.games:
             result = played.get(game.match_id)
             seats = seats_by_match.get(game.match_id, [])
@@ -220,8 +220,9 @@ def do_record_series(series: ClaimedSeries, results: list[MatchResult], unplayed
             match = seats[0].match
             if match.status != Match.Status.RUNNING or match.claim_token != series.claim_token:
                 continue
-            record_locked(match, seats, result)
-            recorded.append(match.pk)
+            games.append(PlayedGame(match, seats, result))
+        record_games_locked(games)
+        recorded = [game.match.pk for game in games]
         if unplayed:
             _requeue_unplayed(series, unplayed)
         _after_placement_if_over(series.series_id)

@@ -37,9 +37,9 @@ def do_publish(match_id: int, moves: list[dict[str, Any]]) -> None:
         LiveMatch.objects.update_or_create(match_id=match_id, defaults={"moves": stored, "move_count": len(stored)})
 
 
-def do_clear(match_id: int) -> None:
-    """The match is recorded: its replay replaces the live moves."""
-    LiveMatch.objects.filter(match_id=match_id).delete()
+def do_clear(*match_ids: int) -> None:
+    """The matches are recorded (or given back): their replays replace the live moves. One DELETE for them all."""
+    LiveMatch.objects.filter(match_id__in=match_ids).delete()
 
 
 def fingerprint(match_id: int) -> tuple[Any, ...] | None:

@@ -21,20 +21,24 @@ import os
 import random
 import secrets
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test.utils import override_settings
 
+from bots.results import MatchResult
 from games.love_letter.players import HeuristicPlayer
 from games.simulate import play
 from league.models import Bot, BotVersion, Match, Rating
 from league.services.ladder import do_schedule_ladder
 from league.services.matches import do_claim_match
 from league.services.recording import do_record_match_result
+from league.services.series import do_claim_series, do_record_series
 from tests.results import runner_result
 
 FRESH_LEAGUE = {"heuristic": 0.0, "sloppy30": 0.3, "sloppy65": 0.65, "random": 1.0}
@@ -82,27 +86,46 @@ class League:
         )
 
     def play(self, matches: int, window: int = 0, watch: int | None = None) -> int | None:
-        """Schedule, play and record ``matches`` matches; returns after how many of them the order was right and
-        stayed right for ``window`` more (None: it never did)."""
-        right = []
+        """Schedule, play and record ``matches`` games (each game of a ladder series counts); returns after how many of
+        them the order was right and stayed right for ``window`` more (None: it never did)."""
+        right: list[bool] = []
         while len(right) < matches:
             created = do_schedule_ladder(self.rng, games=["love_letter"])
             assert created, "the scheduler made no table"
-            for match in created[: matches - len(right)]:
-                self.play_one(match)
-                right.append(self.in_true_order(watch))
+            for table in created:
+                for _recorded in self.play_table(table, matches - len(right)):
+                    right.append(self.in_true_order(watch))
             # Matches planned but not played (the run is over) must not stay in the queue of the next run.
             Match.objects.filter(status=Match.Status.QUEUED).delete()
         return next((m for m in range(matches - window + 1) if all(right[m : m + window])), None)
 
-    def play_one(self, match: Match) -> None:
-        assert do_claim_match(match.pk) is not None
+    def play_table(self, first: Match, most: int) -> Iterator[int]:
+        """Play up to ``most`` games of a table (a match, or a series as the worker plays it: claimed together,
+        ratings applied game by game in order), yielding each game's id once it is recorded. A series is recorded
+        after each game so that the order can be checked after each; what it did not play goes back to the queue."""
+        if most <= 0:
+            return
+        if first.series_id is None:
+            assert do_claim_match(first.pk) is not None
+            assert do_record_match_result(first.pk, runner_result(self.result(first)))
+            yield first.pk
+            return
+        claimed = do_claim_series(first.series_id)
+        assert claimed is not None
+        results: list[MatchResult] = []
+        for game in claimed.games[:most]:
+            results.append(runner_result(self.result(Match.objects.get(pk=game.match_id))))
+            assert do_record_series(claimed, results) == [game.match_id]
+            yield game.match_id
+        Match.objects.filter(series_id=first.series_id, status=Match.Status.RUNNING).update(status=Match.Status.QUEUED)
+
+    def result(self, match: Match) -> dict[str, Any]:
         seats = list(match.seats.select_related("bot_version").order_by("number"))
         players = [
             SloppyHeuristic(match.seed * 10 + seat.number, self.blunders[seat.bot_version.bot_id]) for seat in seats
         ]
         outcome = play("love_letter", players, match.seed).outcome()
-        result = {
+        return {
             "seats": [
                 {"rank": rank, "score": score, "fault": None}
                 for rank, score in zip(outcome.ranks, outcome.scores, strict=True)
@@ -110,13 +133,15 @@ class League:
             "replay": {"format": "parlour-replay/1", "moves": []},
             "wall_ms": 0,
         }
-        assert do_record_match_result(match.pk, runner_result(result))
 
 
 def _settings(matchmaking: str):  # type: ignore[no-untyped-def]
-    return override_settings(
-        LADDER_GAMES={"love_letter": {"table_sizes": [2, 3, 4], "matchmaking": matchmaking}}, LADDER_QUEUE_DEPTH=2
-    )
+    """The game's own ladder (its series length included: the ladder plays a short game's tables as series), with
+    this matchmaking; ``PARLOUR_CONVERGENCE_SERIES`` measures another series length."""
+    ladder = {**settings.LADDER_GAMES["love_letter"], "table_sizes": [2, 3, 4], "matchmaking": matchmaking}
+    if series := os.environ.get("PARLOUR_CONVERGENCE_SERIES"):
+        ladder["series"] = int(series)
+    return override_settings(LADDER_GAMES={"love_letter": ladder}, LADDER_QUEUE_DEPTH=2)
 
 
 def _deterministic_seeds(monkeypatch: pytest.MonkeyPatch, seed: int) -> random.Random:

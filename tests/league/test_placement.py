@@ -123,6 +123,12 @@ def test_a_series_is_recorded_in_one_transaction_and_recompute_reproduces_it(pla
     assert all(a.after == b.before for a, b in itertools.pairwise(changes))
     assert "differ" not in _check_ratings().lower() and check_league().ok
     assert do_record_series(claimed, results) == []  # exactly once
+    # One match's eight statements (tests/league/test_services.py), whatever the series' length, and two for placement
+    # (the series' placing version; is its burst over?).
+    statements = [
+        q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))
+    ]
+    assert len(statements) == 10, statements
 
 
 def test_a_fault_ends_the_series_and_its_other_games_are_rescheduled_on_fresh_processes(
@@ -250,3 +256,13 @@ def test_the_ladder_series_setting_is_checked(settings) -> None:
         ladder_config(GAME)
     settings.LADDER_GAMES = {GAME: {"series": 4}}
     assert ladder_config(GAME).series == 4
+    settings.LADDER_GAMES = {GAME: {"series": 4, "matchmaking": "random"}}
+    assert ladder_config(GAME).series == 1  # random tables are played once each (docs/ratings.md)
+
+
+def test_the_short_games_ladder_plays_series_by_default() -> None:
+    from django.conf import settings
+
+    assert ladder_config("love_letter").series == settings.LADDER_GAMES["love_letter"]["series"] == 12
+    assert ladder_config("high_society").series == ladder_config("ranczo").series == 6
+    assert ladder_config("ten").series == ladder_config("barbarossa").series == 1

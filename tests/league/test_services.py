@@ -157,7 +157,7 @@ def _statements(captured: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
 
 
-def test_a_four_seat_match_is_claimed_and_loaded_in_two_statements_and_recorded_in_seven(alice, bob) -> None:
+def test_a_four_seat_match_is_claimed_and_loaded_in_two_statements_and_recorded_in_eight(alice, bob) -> None:
     bots = [_ready_bot(owner, name) for owner, name in ((alice, "a"), (bob, "b"), (alice, "c"), (bob, "d"))]
     for number in range(2):  # the first match creates nothing the second needs: both cost the same
         match = do_create_match("love_letter", [bot.current_version() for bot in bots], seed=number)
@@ -175,8 +175,8 @@ def test_a_four_seat_match_is_claimed_and_loaded_in_two_statements_and_recorded_
             )
         # Lock the match and read its seats; one UPDATE for the seats; lock the ratings, insert the changes, one
         # UPDATE for the ratings; the game's recorded-order number (UPDATE ... RETURNING); the match (league/rows.py:
-        # a VALUES list, not one statement per row).
-        assert len(_statements(record)) == 7, _statements(record)
+        # a VALUES list, not one statement per row); its live row's DELETE.
+        assert len(_statements(record)) == 8, _statements(record)
     assert [seat.rank for seat in Match.objects.get(pk=match.pk).seats.order_by("number")] == [1, 2, 3, 4]
     assert Rating.objects.filter(bot__in=bots, games=2).count() == 4
     assert do_recompute_ratings(["love_letter"])[0].differences == []

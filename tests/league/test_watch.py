@@ -10,7 +10,9 @@ import time
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from bots.results import BotSeat
 from bots.runner import SeriesGame, play_match, prepare_series
@@ -19,7 +21,7 @@ from league.models import Bot, LiveMatch, Match
 from league.services import watch
 from league.services.bots import do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
-from workers.live import LivePublisher
+from workers.live import LivePublisher, series_publishers
 
 SEED = 1234567891  # long enough that finding it in a response is no accident
 SPECTATOR_KEYS = {
@@ -95,6 +97,27 @@ def test_the_publisher_is_throttled_and_stores_no_notes(db) -> None:
     assert eager.writes == 1 and LiveMatch.objects.get(match=match).move_count == 2
     watch.do_clear(match.pk)
     assert not LiveMatch.objects.filter(match=match).exists()
+
+
+def test_the_games_of_a_series_share_one_throttle_and_are_cleared_in_one_statement(db, settings) -> None:
+    settings.LIVE_MATCH_INTERVAL_MS = 10_000
+    first, second = running_match("love_letter", 2), running_match("love_letter", 2)
+    publishers = series_publishers([first.pk, second.pk])
+    assert all(publisher is not None for publisher in publishers)
+    moves = [{"seat": 0, "action": {"card": 1}, "ms": 1.0, "note": "", "auto": False}]
+    for publisher in publishers:  # each game's first move, within one interval: only the first game's is written
+        assert publisher is not None
+        publisher(moves)
+    assert [p.writes for p in publishers if p is not None] == [1, 0]
+    assert list(LiveMatch.objects.values_list("match_id", flat=True)) == [first.pk]
+    alone = LivePublisher(second.pk)  # a match of its own has its own throttle
+    alone(moves)
+    assert alone.writes == 1
+    with CaptureQueriesContext(connection) as queries:
+        watch.do_clear(first.pk, second.pk)
+    assert len(queries) == 1 and not LiveMatch.objects.exists()
+    settings.LIVE_MATCH_INTERVAL_MS = 0
+    assert series_publishers([first.pk, second.pk]) == [None, None]
 
 
 def test_a_finished_match_sends_the_spectator_to_its_page(db) -> None:

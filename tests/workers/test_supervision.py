@@ -1,8 +1,10 @@
-"""Nothing stalls (docs/operations.md, "Processes"): the supervisor (parlour/supervise.py, what `make run` runs) on the
-embedded default's filesystem broker, end to end. While a queue of matches is played, the match worker's pool
-processes are SIGKILLed 8 times, the whole match worker once, and the lane worker is frozen (SIGSTOP: it stops
-taking work without exiting). Every match is still played and counted once, the upload made while the lane was frozen
-is validated, and the league passes its invariant check. Real processes, a real sandbox, the test database."""
+"""Nothing stalls (docs/operations.md, "Processes"): the supervisor (parlour/supervise.py, what `make run` runs) end to
+end, on both brokers: the embedded default's filesystem broker and Redis (REDIS_URL). While a queue of matches is
+played, the match worker's pool processes are SIGKILLed again and again, the whole match worker once, and the lane
+worker is frozen (SIGSTOP: it stops taking work without exiting). Every match is still played and counted once, the
+upload made while the lane was frozen is validated, and the league passes its invariant check. Real processes, a real
+sandbox, the test database. The Redis run is shorter (fewer matches and kills of the same kinds): the filesystem
+broker is the one whose worker once stalled for good under kills (issue 20)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import redis
 from celery import Celery
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -31,16 +35,30 @@ from tests.workers.test_validation_lane import QUICK_BOT
 
 pytestmark = pytest.mark.e2e
 
-MATCHES = 8
-POOL_KILLS = 8
-KILL_EVERY_SECONDS = 2.0  # 8 kills in 16 s
 STALL_SECONDS = 5
+
+
+@dataclass(frozen=True)
+class Run:
+    """One broker's run: how many matches are queued and how many times the pool is killed while they play."""
+
+    broker: str  # "filesystem" (the embedded default) or "redis" (settings.REDIS_URL, flushed before and after)
+    matches: int
+    pool_kills: int
+    kill_every_seconds: float
+
+
+RUNS = [
+    Run("filesystem", matches=8, pool_kills=8, kill_every_seconds=2.0),  # 8 kills in 16 s
+    Run("redis", matches=4, pool_kills=4, kill_every_seconds=1.5),
+]
 
 
 class League:
     """The supervisor and what it runs, in a var folder of its own (broker, heartbeats, beat's schedule)."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, broker: str) -> None:
+        self.broker = broker
         self.var = tmp_path / "var"
         self.log = tmp_path / "supervise.log"
         self.process: subprocess.Popen | None = None
@@ -52,7 +70,8 @@ class League:
         env = {
             **os.environ,
             **FAST_RECOVERY,
-            "REDIS_URL": "",  # the embedded default: the filesystem broker
+            # "": the embedded default, the filesystem broker (in the var folder).
+            "REDIS_URL": settings.REDIS_URL if self.broker == "redis" else "",
             "PARLOUR_VAR_DIR": str(self.var),
             "DATABASE_URL": _database_url(),
             "SECRET_KEY": settings.SECRET_KEY,
@@ -69,13 +88,15 @@ class League:
 
     def app(self) -> Celery:
         """A Celery app that sends to the supervised league's broker (this process's league sends through it)."""
-        broker = self.var / "broker"
-        options = filesystem_options(broker, settings.BROKER_POLL_MS)
-        for key in ("data_folder_in", "processed_folder", "control_folder"):
-            Path(str(options[key])).mkdir(parents=True, exist_ok=True)
-        app = Celery("parlour-supervision-tests", broker="filesystem://", set_as_current=False)
-        app.conf.broker_transport = "parlour.broker:Transport"
-        app.conf.broker_transport_options = options
+        if self.broker == "redis":
+            app = Celery("parlour-supervision-tests", broker=settings.REDIS_URL, set_as_current=False)
+        else:
+            options = filesystem_options(self.var / "broker", settings.BROKER_POLL_MS)
+            for key in ("data_folder_in", "processed_folder", "control_folder"):
+                Path(str(options[key])).mkdir(parents=True, exist_ok=True)
+            app = Celery("parlour-supervision-tests", broker="filesystem://", set_as_current=False)
+            app.conf.broker_transport = "parlour.broker:Transport"
+            app.conf.broker_transport_options = options
         app.conf.task_queues = settings.CELERY_TASK_QUEUES
         app.conf.task_routes = settings.CELERY_TASK_ROUTES
         return app
@@ -125,20 +146,33 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+@pytest.fixture(params=RUNS, ids=lambda run: run.broker)
+def run(request: pytest.FixtureRequest) -> Run:
+    return request.param
+
+
 @pytest.fixture
-def league(transactional_db, tmp_path: Path, monkeypatch) -> Iterator[League]:
-    running = League(tmp_path)
+def league(transactional_db, tmp_path: Path, monkeypatch, run: Run) -> Iterator[League]:
+    if run.broker == "redis":
+        if not settings.REDIS_URL:
+            pytest.fail("the Redis run needs a real Redis: run it with `make test` (it sets REDIS_URL)")
+        redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    running = League(tmp_path, run.broker)
     monkeypatch.setattr(outbox, "current_app", running.app())
     yield running
     running.stop()
     print("--- supervise.log (last lines)\n" + "\n".join(running.text().splitlines()[-60:]))
+    if run.broker == "redis":
+        redis.Redis.from_url(settings.REDIS_URL).flushdb()
 
 
-def test_the_supervisor_keeps_the_league_playing_through_kills_and_a_stall(league: League, alice: User) -> None:
+def test_the_supervisor_keeps_the_league_playing_through_kills_and_a_stall(
+    league: League, run: Run, alice: User
+) -> None:
     league.start()
     league.wait_for(lambda: league.main_pid("match") and league.main_pid("lane"), 90, "both workers to be ready")
     slow, rival = league_bot(alice, "slow", source=SLOW_BOT), league_bot(alice, "random", builtin="random")
-    matches = [do_create_match("love_letter", [slow, rival], seed=n) for n in range(MATCHES)]
+    matches = [do_create_match("love_letter", [slow, rival], seed=n) for n in range(run.matches)]
 
     # The lane worker freezes: it no longer takes work, but it does not exit either. An upload waits for it.
     lane = league.main_pid("lane")
@@ -147,21 +181,22 @@ def test_the_supervisor_keeps_the_league_playing_through_kills_and_a_stall(leagu
     version = do_create_bot(alice, "love_letter", "fresh", QUICK_BOT, "main.py").versions.get()
 
     kills, whole_worker_killed, start = 0, False, time.monotonic()
-    while kills < POOL_KILLS:
+    while kills < run.pool_kills:
         assert time.monotonic() - start < 30, f"only {kills} pool kills in 30 s"
-        time.sleep(KILL_EVERY_SECONDS)
+        time.sleep(run.kill_every_seconds)
         worker = league.main_pid("match")
         pool = _children(worker) if worker else []
         if not pool:
             continue  # the worker is starting again
         os.kill(pool[kills % len(pool)], signal.SIGKILL)
         kills += 1
-        if kills == POOL_KILLS // 2 and not whole_worker_killed and worker:
+        if kills == run.pool_kills // 2 and not whole_worker_killed and worker:
             os.killpg(worker, signal.SIGKILL)  # the whole worker: main process and pool, as the OOM killer might
             whole_worker_killed = True
 
     league.wait_for(
-        lambda: Match.objects.filter(pk__in=[m.pk for m in matches], status=Match.Status.FINISHED).count() == MATCHES,
+        lambda: Match.objects.filter(pk__in=[m.pk for m in matches], status=Match.Status.FINISHED).count()
+        == run.matches,
         60,
         "every match to be played",
         lambda: sorted(Match.objects.filter(pk__in=[m.pk for m in matches]).values_list("status", "attempts", "error")),
@@ -169,7 +204,8 @@ def test_the_supervisor_keeps_the_league_playing_through_kills_and_a_stall(leagu
     league.wait_for(lambda: BotVersion.objects.get(pk=version.pk).validated, 30, "the upload's validation")
     elapsed = time.monotonic() - start
     log = league.text()
-    print(f"\nsupervision: {MATCHES} matches played through {kills} pool kills and a worker kill in {elapsed:.1f} s")
+    played = f"{run.matches} matches played through {kills} pool kills and a worker kill"
+    print(f"\nsupervision ({run.broker}): {played} in {elapsed:.1f} s")
 
     assert BotVersion.objects.get(pk=version.pk).status == BotVersion.Status.READY
     assert "lane: no heartbeat" in log, "the frozen lane worker was not restarted"
