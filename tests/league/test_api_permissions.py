@@ -41,6 +41,7 @@ TABLE: dict[tuple[str, str], tuple[set[int], ...]] = {
     ("post", "/api/bots/"): ANY_USER_WRITE,
     ("get", "/api/bots/{id}/"): PUBLIC_READ,
     ("get", "/api/bots/{id}/ratings/"): PUBLIC_READ,
+    ("get", "/api/bots/{id}/fitted-history/"): PUBLIC_READ,
     ("get", "/api/bots/{id}/head-to-head/"): PUBLIC_READ,
     ("post", "/api/bots/{id}/versions/"): OWNER_WRITE,
     ("post", "/api/bots/{id}/resume/"): OWNER_WRITE,
