@@ -155,7 +155,8 @@ def fit(
         sigmas = np.sqrt(np.maximum(np.diag(covariance), 0.0))
     else:
         covariance = None
-        sigmas = np.sqrt(_propagated_variances(incidence, curvature, spread, tau2)) / C
+        variances, _rounds = _propagated_variances(counts, curvature, spread, tau2)
+        sigmas = np.sqrt(variances) / C
     return Fit(INITIAL_ELO + x / C, sigmas, covariance, iterations, converged)
 
 
@@ -184,9 +185,14 @@ def _solve(
         gradient = transposed @ (games * expit(d) - score) + x / tau2
         return value, gradient
 
+    # The solver asks for several Hessian products at one point: the pairs' curvature there is computed once.
+    at: dict[str, np.ndarray] = {}
+
     def hessp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-        p = expit(incidence @ x)
-        return np.asarray(transposed @ (games * p * (1.0 - p) * (incidence @ v)) + v / tau2)
+        if "x" not in at or not np.array_equal(at["x"], x):
+            p = expit(incidence @ x)
+            at["x"], at["curvature"] = x.copy(), games * p * (1.0 - p)
+        return np.asarray(transposed @ (at["curvature"] * (incidence @ v)) + v / tau2)
 
     result = scipy.optimize.minimize(
         objective, start, jac=True, hessp=hessp, method="trust-ncg", options={"gtol": GTOL, "maxiter": 200}
@@ -210,22 +216,25 @@ def _dense_covariance(
 
 
 def _propagated_variances(
-    incidence: scipy.sparse.csr_matrix, curvature: np.ndarray, spread: np.ndarray, tau2: float, rounds: int = 20
-) -> np.ndarray:
-    """Large leagues: v_i = J_ii/H_ii² + Σ_j (H_ij/H_ii)² v_j, iterated (module doc), in logits²."""
-    hessian = (incidence.T @ scipy.sparse.diags(curvature) @ incidence).tocsr()
-    own = hessian.diagonal() + 1.0 / tau2
-    noise = (incidence.T @ scipy.sparse.diags(spread) @ incidence).diagonal() + 1.0 / tau2
-    off = hessian - scipy.sparse.diags(hessian.diagonal())
-    leak = scipy.sparse.diags(1.0 / own**2) @ off.multiply(off)
-    base = noise / own**2
-    variances: np.ndarray = np.asarray(base).copy()
-    for _ in range(rounds):
-        updated = np.asarray(base + leak @ variances)
+    counts: PairCounts, curvature: np.ndarray, spread: np.ndarray, tau2: float, rounds: int = 20
+) -> tuple[np.ndarray, int]:
+    """Large leagues: v_i = J_ii/H_ii² + Σ_j (H_ij/H_ii)² v_j, iterated (module doc), in logits²; and the rounds taken.
+    Each pair of bots is one row of ``counts``, so H_ij is minus that row's curvature: the sums are bincounts over the
+    rows, with no sparse matrix to build (that cost more than the rounds)."""
+    bots, first, second = counts.bots, counts.first, counts.second
+    own = np.bincount(first, curvature, bots) + np.bincount(second, curvature, bots) + 1.0 / tau2
+    noise = np.bincount(first, spread, bots) + np.bincount(second, spread, bots) + 1.0 / tau2
+    leak = curvature * curvature
+    inverse_own2 = 1.0 / own**2
+    base = noise * inverse_own2
+    variances = base
+    for done in range(1, rounds + 1):
+        leaked = np.bincount(first, leak * variances[second], bots) + np.bincount(second, leak * variances[first], bots)
+        updated = base + leaked * inverse_own2
         if np.allclose(updated, variances, rtol=1e-4, atol=0.0):
-            return updated
+            return updated, done
         variances = updated
-    return variances
+    return variances, rounds
 
 
 def rank_ranges(result: Fit, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -234,13 +243,15 @@ def rank_ranges(result: Fit, draws: int, rng: np.random.Generator) -> np.ndarray
         samples = rng.multivariate_normal(result.ratings, result.covariance, size=draws, method="eigh")
     else:
         samples = result.ratings + rng.standard_normal((draws, len(result.ratings))) * result.sigmas
-    # Rank 1 for the highest rating in each draw.
-    ranks = np.empty_like(samples, dtype=np.int64)
-    order = np.argsort(-samples, axis=1)
-    np.put_along_axis(ranks, order, np.arange(1, samples.shape[1] + 1)[None, :].repeat(draws, axis=0), axis=1)
-    low = np.floor(np.quantile(ranks, 0.025, axis=0, method="lower")).astype(np.int64)
-    high = np.ceil(np.quantile(ranks, 0.975, axis=0, method="higher")).astype(np.int64)
-    return np.stack([low, high], axis=1)
+    # Rank 1 for the highest rating in each draw (ascending order: the last is first). int32 and one partition for
+    # both quantiles, instead of a quantile call each over int64: half the time at 10,000 bots (same ranges).
+    order = np.argsort(samples, axis=1)
+    ranks = np.empty(samples.shape, dtype=np.int32)
+    ranks[np.arange(draws)[:, None], order] = np.arange(samples.shape[1], 0, -1, dtype=np.int32)
+    # The "lower" 2.5% and "higher" 97.5% quantiles of the draws are these order statistics.
+    low, high = math.floor(0.025 * (draws - 1)), math.ceil(0.975 * (draws - 1))
+    chosen = np.partition(ranks, [low, high], axis=0)
+    return np.stack([chosen[low], chosen[high]], axis=1).astype(np.int64)
 
 
 def ranks(ratings: np.ndarray) -> np.ndarray:
