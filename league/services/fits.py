@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef, QuerySet
 from django.utils import timezone
 
@@ -155,15 +155,37 @@ class Stored:
 
 def stored_statistics(game_id: str) -> Stored:
     """The statistics the last refit stored (empty before the first)."""
-    row = FitStatistics.objects.filter(game=game_id).first()
+    row = FitStatistics.objects.filter(game=game_id).defer("data", "pending").first()
     if row is None or row.rest is None:
         return Stored(fit_stats.Statistics(), 0, fit_stats.Pairs.empty())
-    base = fit_stats.decode_pairs(bytes(row.data))
-    pending = fit_stats.decode_pairs(bytes(row.pending) if row.pending is not None else None)
+    data, pending_data = _pair_columns(game_id)
+    base = fit_stats.decode_pairs(data)
+    pending = fit_stats.decode_pairs(pending_data)
     stats = fit_stats.decode(
         base, pending, bytes(row.rest), row.seat_results, row.matches, row.last_match_id, row.last_seq
     )
     return Stored(stats, len(base), pending, row.base_seq)
+
+
+def _pair_columns(game_id: str) -> tuple[bytes | None, bytes | None]:
+    """The stored ``data`` and ``pending`` bytes. On PostgreSQL in binary: the text protocol sends bytea as hex,
+    twice its size (0.27 s against 0.72 s for the 84 MB of a million matches)."""
+    if connection.vendor != "postgresql":
+        row = FitStatistics.objects.filter(game=game_id).values_list("data", "pending").first()
+        return (None, None) if row is None else (_bytes(row[0]), _bytes(row[1]))
+    import psycopg  # PostgreSQL's driver: absent where only SQLite is used
+
+    connection.ensure_connection()
+    sql = f"SELECT data, pending FROM {FitStatistics._meta.db_table} WHERE game = %s"
+    # Django's cursors bind client-side, which cannot return binary results: a plain cursor of its connection.
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, [game_id], binary=True)
+        found = cursor.fetchone()
+    return (None, None) if found is None else (_bytes(found[0]), _bytes(found[1]))
+
+
+def _bytes(value: bytes | memoryview | None) -> bytes | None:
+    return None if value is None else bytes(value)
 
 
 def update_statistics(game_id: str, stored: Stored) -> Stored:
