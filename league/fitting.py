@@ -161,15 +161,15 @@ def fit(
 
 
 def _incidence(counts: PairCounts) -> scipy.sparse.csr_matrix:
-    """One row per pair: +1 at ``first``, -1 at ``second``, so incidence @ x is each pair's rating difference."""
-    rows = np.arange(len(counts.first))
-    return scipy.sparse.csr_matrix(
-        (
-            np.concatenate([np.ones(len(rows)), -np.ones(len(rows))]),
-            (np.concatenate([rows, rows]), np.concatenate([counts.first, counts.second])),
-        ),
-        shape=(len(rows), counts.bots),
-    )
+    """One row per pair: +1 at ``first``, -1 at ``second``, so incidence @ x is each pair's rating difference. Built
+    as CSR directly (two entries a row, already in column order as first < second): from coordinates it took 0.4 s
+    at 2.6 million pairs."""
+    rows = len(counts.first)
+    columns = np.empty(2 * rows, dtype=np.int32)
+    columns[0::2], columns[1::2] = counts.first, counts.second
+    values = np.tile(np.array([1.0, -1.0]), rows)
+    starts = np.arange(0, 2 * rows + 1, 2, dtype=np.int32)
+    return scipy.sparse.csr_matrix((values, columns, starts), shape=(rows, counts.bots))
 
 
 def _solve(
@@ -180,8 +180,9 @@ def _solve(
 
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         d = incidence @ x
-        # -log likelihood: score·log(1 + e^-d) + (games - score)·log(1 + e^d), stable for any d.
-        value = float(score @ np.logaddexp(0.0, -d) + (games - score) @ np.logaddexp(0.0, d)) + x @ x / (2 * tau2)
+        # -log likelihood: score·log(1 + e^-d) + (games - score)·log(1 + e^d), stable for any d; as
+        # log(1 + e^-d) = log(1 + e^d) - d, that is games·log(1 + e^d) - score·d (one logaddexp, not two).
+        value = float(games @ np.logaddexp(0.0, d) - score @ d) + x @ x / (2 * tau2)
         gradient = transposed @ (games * expit(d) - score) + x / tau2
         return value, gradient
 
