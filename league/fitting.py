@@ -178,11 +178,18 @@ def _solve(
     transposed = incidence.T.tocsr()
     games, score = counts.games, counts.score
 
+    # The objective is taken relative to the start, pair by pair: its whole value is ~10⁶ at millions of pairs, so
+    # near the optimum a step's gain (~10⁻¹⁰) is below its rounding, and the trust region, misjudging its steps,
+    # took 17 or 18 iterations instead of 8 (measured at 10,000 bots; the differences match the quadratic model).
+    d_start = incidence @ start
+    softplus_start = np.logaddexp(0.0, d_start)
+
     def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
         d = incidence @ x
         # -log likelihood: score·log(1 + e^-d) + (games - score)·log(1 + e^d), stable for any d; as
         # log(1 + e^-d) = log(1 + e^d) - d, that is games·log(1 + e^d) - score·d (one logaddexp, not two).
-        value = float(games @ np.logaddexp(0.0, d) - score @ d) + x @ x / (2 * tau2)
+        change = games * (np.logaddexp(0.0, d) - softplus_start) - score * (d - d_start)
+        value = float(np.sum(change)) + float((x - start) @ (x + start)) / (2 * tau2)
         gradient = transposed @ (games * expit(d) - score) + x / tau2
         return value, gradient
 
