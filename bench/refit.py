@@ -229,6 +229,7 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
         for label, tree in trees.items()
     }
     seconds: dict[str, list[float]] = {label: [] for label in trees}
+    cpu: dict[str, list[float]] = {label: [] for label in trees}
     print(f"{machine()}\n{database}: {Match.objects.count():,} matches; rounds of {args.new:,} new matches")
     try:
         for number in range(args.rounds):
@@ -244,7 +245,11 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
                 process.stdin.flush()
                 answer = json.loads(process.stdout.readline())
                 seconds[label].append(answer["seconds"])
-                print(f"round {number + 1} {label}: {answer['seconds']:.2f} s, {answer['iterations']} iterations")
+                cpu[label].append(answer["cpu"])
+                print(
+                    f"round {number + 1} {label}: {answer['seconds']:.2f} s (CPU {answer['cpu']:.2f} s), "
+                    f"{answer['iterations']} iterations"
+                )
     finally:
         for process in workers.values():
             assert process.stdin is not None
@@ -253,7 +258,10 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
     print(f"load average {load_average()}")
     for label, values in seconds.items():
         figure = f"refit_game after {args.new:,} new matches ({label}: {trees[label]})"
-        print(f"{figure}: median {statistics.median(values):.2f} s of {', '.join(f'{v:.2f}' for v in values)}")
+        print(
+            f"{figure}: median {statistics.median(values):.2f} s of {', '.join(f'{v:.2f}' for v in values)}; "
+            f"CPU median {statistics.median(cpu[label]):.2f} s"
+        )
         record(args.results, f"refit ({database})", figure, round(statistics.median(values), 2), "s")
 
 

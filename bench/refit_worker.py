@@ -4,7 +4,8 @@
 
 Imports the league from ``TREE`` (this repository, or another copy such as ``git archive c6cc8d0``), connects to the
 benchmark's ``DATABASE`` and, for each line ``refit`` on stdin, times ``fits.refit_game`` and prints one JSON line
-(seconds, Newton iterations). A process per copy: the two never share imported modules or caches.
+(seconds, this process's CPU seconds, Newton iterations; the CPU excludes PostgreSQL's own). A process per copy:
+the two never share imported modules or caches.
 """
 
 from __future__ import annotations
@@ -34,14 +35,14 @@ def main() -> None:
         profiler = cProfile.Profile() if profile else None
         if profiler is not None:
             profiler.enable()
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         fit = fits.refit_game(GAME)
-        seconds = time.perf_counter() - began
+        seconds, cpu = time.perf_counter() - began, time.process_time() - cpu
         if profiler is not None:
             profiler.disable()
             pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
         iterations = fit.iterations if fit is not None else -1
-        print(json.dumps({"seconds": seconds, "iterations": iterations}), flush=True)
+        print(json.dumps({"seconds": seconds, "cpu": cpu, "iterations": iterations}), flush=True)
 
 
 if __name__ == "__main__":

@@ -153,21 +153,20 @@ class Stored:
     base_seq: int = -1  # the stored base's last_seq (-1: none stored)
 
 
-# The statistics this process last stored, by game: the next refit in the same process (beat's worker) starts from
-# them instead of reading and decoding the row's pairs (about 1 s at a million matches; in memory ~40 bytes a pair,
-# ~100 MB there). Only while the row still holds their last_seq and base: after a refit elsewhere, or one here that
-# was rolled back (its matches may be gone too), the row is read again.
-_kept: dict[str, Stored] = {}
+# The statistics this process last stored, by game, with the version of the row that holds them: the next refit in
+# the same process (beat's worker) starts from them instead of reading and decoding the row's pairs (about 1 s at a
+# million matches; in memory ~40 bytes a pair, ~100 MB there). PostgreSQL only, where a row version is known: its
+# xmin, the transaction that wrote it. A refit elsewhere, or one here that was rolled back (its matches may be gone
+# too), leaves another version, and the row is read again.
+_kept: dict[str, tuple[tuple[int, ...], Stored]] = {}
 
 
 def stored_statistics(game_id: str, from_memory: bool = True) -> Stored:
     """The statistics the last refit stored (empty before the first). ``from_memory``: this process's copy of them
-    when the row still holds it (``_kept``); otherwise, and for a check of the row itself, read from the database."""
+    while the row is still the version it wrote (``_kept``); otherwise, and to check the row itself, read from it."""
     kept = _kept.get(game_id)
-    if from_memory and kept is not None:
-        state = FitStatistics.objects.filter(game=game_id).values_list("last_seq", "base_seq").first()
-        if state == (kept.stats.last_seq, kept.base_seq):
-            return kept
+    if from_memory and kept is not None and _row_version(game_id) == kept[0]:
+        return kept[1]
     row = FitStatistics.objects.filter(game=game_id).defer("data", "pending").first()
     if row is None or row.rest is None:
         return Stored(fit_stats.Statistics(), 0, fit_stats.Pairs.empty())
@@ -178,6 +177,18 @@ def stored_statistics(game_id: str, from_memory: bool = True) -> Stored:
         base, pending, bytes(row.rest), row.seat_results, row.matches, row.last_match_id, row.last_seq
     )
     return Stored(stats, len(base), pending, row.base_seq)
+
+
+def _row_version(game_id: str) -> tuple[int, ...] | None:
+    """The statistics row's version on PostgreSQL: the transaction that wrote it (xmin; a savepoint's own id when
+    written inside one), with its last_seq. None elsewhere, or when there is no row."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        table = FitStatistics._meta.db_table
+        cursor.execute(f"SELECT xmin::text::bigint, last_seq FROM {table} WHERE game = %s", [game_id])
+        found = cursor.fetchone()
+    return None if found is None else tuple(found)
 
 
 def _pair_columns(game_id: str) -> tuple[bytes | None, bytes | None]:
@@ -408,7 +419,9 @@ def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, com
         FittedRating.objects.bulk_create(rows, batch_size=2000)
         FitSnapshot.objects.bulk_create(snapshots, batch_size=2000)
         in_row = _store_statistics(game_id, stored, compact)
-    _kept[game_id] = in_row
+        version = _row_version(game_id)
+    if version is not None:
+        _kept[game_id] = (version, in_row)
     return fit
 
 
