@@ -28,7 +28,7 @@ A match of n seats counts as its n(n-1)/2 pairs, each scored by the ranks (win 1
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,15 +172,20 @@ def _incidence(counts: PairCounts) -> scipy.sparse.csr_matrix:
     return scipy.sparse.csr_matrix((values, columns, starts), shape=(rows, counts.bots))
 
 
-def _solve(
+Objective = Callable[[np.ndarray], tuple[float, np.ndarray]]
+HessianProduct = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _objective(
     incidence: scipy.sparse.csr_matrix, counts: PairCounts, tau2: float, start: np.ndarray
-) -> tuple[np.ndarray, int, bool]:
+) -> tuple[Objective, HessianProduct]:
+    """The negative log posterior in logits (its value relative to ``start``, and its gradient), and its Hessian's
+    product with a vector."""
     transposed = incidence.T.tocsr()
     games, score = counts.games, counts.score
-
-    # The objective is taken relative to the start, pair by pair: its whole value is ~10⁶ at millions of pairs, so
-    # near the optimum a step's gain (~10⁻¹⁰) is below its rounding, and the trust region, misjudging its steps,
-    # took 17 or 18 iterations instead of 8 (measured at 10,000 bots; the differences match the quadratic model).
+    # The value is taken relative to the start, pair by pair: whole, it is ~10⁶ at millions of pairs, so near the
+    # optimum a step's gain (~10⁻¹⁰) is below its rounding, and the trust region, misjudging its steps, took 17 or 18
+    # iterations instead of 8 (measured at 10,000 bots; the differences now match the quadratic model).
     d_start = incidence @ start
     softplus_start = np.logaddexp(0.0, d_start)
 
@@ -202,6 +207,13 @@ def _solve(
             at["x"], at["curvature"] = x.copy(), games * p * (1.0 - p)
         return np.asarray(transposed @ (at["curvature"] * (incidence @ v)) + v / tau2)
 
+    return objective, hessp
+
+
+def _solve(
+    incidence: scipy.sparse.csr_matrix, counts: PairCounts, tau2: float, start: np.ndarray
+) -> tuple[np.ndarray, int, bool]:
+    objective, hessp = _objective(incidence, counts, tau2, start)
     result = scipy.optimize.minimize(
         objective, start, jac=True, hessp=hessp, method="trust-ncg", options={"gtol": GTOL, "maxiter": 200}
     )
