@@ -51,3 +51,23 @@ def _concrete(field: object) -> Field[Any, Any]:
     if not isinstance(field, Field) or field.column is None:
         raise ValueError(f"{field} is not a column of the table")
     return field
+
+
+def insert_rows(model: type[Model], objects: Sequence[Model]) -> None:
+    """Insert ``objects`` (new, their keys left to the database), as ``bulk_create`` does without returning keys.
+    On PostgreSQL by ``COPY``: a refit writes 10,000 fitted ratings, which ``bulk_create`` took 0.6-1.2 s to send as
+    INSERT statements of 2,000 rows."""
+    if not objects:
+        return
+    if connection.vendor != "postgresql":
+        model._default_manager.bulk_create(objects, batch_size=2000)
+        return
+    columns = [field for field in model._meta.concrete_fields if not field.primary_key]
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(field.column) for field in columns)
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN") as copy,
+    ):
+        for instance in objects:
+            copy.write_row([field.get_db_prep_save(field.pre_save(instance, True), connection) for field in columns])

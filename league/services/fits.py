@@ -32,6 +32,7 @@ from games.registry import GAMES
 from league import fit_stats, fitting
 from league.models import Bot, BotVersion, FitSnapshot, FitStatistics, FittedRating, Match, RatingFit, Seat
 from league.ratings import INITIAL_ELO
+from league.rows import insert_rows
 from league.services import outbox
 from league.services.recording import rated_matches
 
@@ -416,8 +417,8 @@ def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, com
                 )
         # The game's rows are replaced as a whole: a bot whose current version has no rated pair left has none.
         FittedRating.objects.filter(bot__game=game_id).delete()
-        FittedRating.objects.bulk_create(rows, batch_size=2000)
-        FitSnapshot.objects.bulk_create(snapshots, batch_size=2000)
+        insert_rows(FittedRating, rows)
+        insert_rows(FitSnapshot, snapshots)
         in_row = _store_statistics(game_id, stored, compact)
         version = _row_version(game_id)
     if version is not None:
