@@ -13,7 +13,8 @@ A match of n seats counts as its n(n-1)/2 pairs, each scored by the ranks (win 1
   "Elo points above the average current bot", and adding games never moves the average.
 - **Solver**: scipy's ``trust-ncg`` (Newton with conjugate gradients) with an exact Hessian-vector product over a
   sparse incidence matrix (scipy.sparse), warm-started from the last fit. Unknowns are on the logit scale
-  (x = c·(r - 1500), c = ln 10 / 400), where the Hessian is well conditioned.
+  (x = c·(r - 1500), c = ln 10 / 400), where the Hessian is well conditioned. The objective is summed as each pair's
+  change from the start, so a step's gain near the optimum is not lost in the rounding of a ~10⁶ total.
 - **sigma** is the Laplace approximation of the centred ratings (the anchor removes the common shift). The pairs of one
   multiplayer match are decided together, so their scores vary more than independent pairs: the covariance is the
   sandwich H⁻¹ J H⁻¹, where J counts each pair with weight² · (n+1)/3 instead of the weight 1/(n-1): the variance

@@ -11,7 +11,8 @@ Elo). The maths is ``league.fitting`` (pure); this module reads the games, maps 
   counts by version, counted games, current versions, seat results) are stored with the fit up to a recorded-order
   number (``Match.rated_seq``, taken in the recording transaction); the next refit adds the matches after it, and
   recounts the earlier matches of any version a newer one retired. ``compute_fit`` is the cold refit from every
-  seat; ``recompute_ratings`` compares the stored fit with it.
+  seat; ``recompute_ratings`` compares the stored fit with it. On PostgreSQL a process keeps the statistics it
+  stored and starts its next refit from them while the row is still the version it wrote (``_kept``).
 - **Staleness**: a game with a rated match numbered after the stored statistics is refitted by ``do_refit_stale``
   (Celery beat, every ``RATINGS_REFIT_SECONDS``). A fit records how many rated matches it saw and the newest id.
 """
