@@ -222,6 +222,7 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
     workers = {
         label: subprocess.Popen(
             [sys.executable, worker, str(tree), database, *flags],
+            cwd=tree,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

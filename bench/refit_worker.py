@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import cProfile
 import json
+import os
 import pstats
 import sys
 import time
@@ -23,11 +24,17 @@ GAME = "love_letter"
 def main() -> None:
     tree, database = Path(sys.argv[1]).resolve(), sys.argv[2]
     profile = "--profile" in sys.argv[3:]
-    sys.path.insert(0, str(tree))  # before anything of the league is imported: that copy's code, not this one's
+    # That copy's code, not this one's: first on the path, and the working directory (Celery's loader imports from
+    # it while Django sets up; the bench runs this process there).
+    sys.path.insert(0, str(tree))
+    os.chdir(tree)
     from bench import infra
 
     infra.setup_django(database, migrate=False)
     from league.services import fits
+
+    if not Path(fits.__file__).resolve().is_relative_to(tree):
+        raise SystemExit(f"{fits.__file__} is not in {tree}")
 
     for line in sys.stdin:
         if line.strip() != "refit":
