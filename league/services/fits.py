@@ -352,6 +352,23 @@ def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple
     }
 
 
+RATING_COLUMNS = [
+    "bot",
+    "version",
+    "fit",
+    "elo",
+    "sigma",
+    "low",
+    "high",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "games",
+    "recent",
+]
+SNAPSHOT_COLUMNS = ["bot", "fit", "version", "at", "elo", "low", "high", "games"]
+
+
 def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, compact: bool = False) -> RatingFit:
     data, result, ranks = computed.data, computed.result, computed.ranks
     now = timezone.now()
@@ -371,9 +388,10 @@ def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, com
             seat_results=data.seat_results,
             together=pack_together(computed),
         )
+        # Plain values, not model instances: at 10,000 bots building them cost more than the database's work.
         old = {
-            row.bot_id: row
-            for row in FittedRating.objects.filter(bot__game=game_id).only(
+            bot_id: (elo, games, version_id, recent)
+            for bot_id, elo, games, version_id, recent in FittedRating.objects.filter(bot__game=game_id).values_list(
                 "bot_id", "elo", "games", "version_id", "recent"
             )
         }
@@ -386,40 +404,19 @@ def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, com
             games = data.games.get(bot_id, 0)
             before = old.get(bot_id)
             moved = (
-                before is None
-                or before.games != games
-                or before.version_id != version_id
-                or abs(before.elo - elo) >= SNAPSHOT_MOVE
+                before is None or before[1] != games or before[2] != version_id or abs(before[0] - elo) >= SNAPSHOT_MOVE
             )
-            recent = list(before.recent) if before is not None else []
+            recent = list(before[3]) if before is not None else []
             if moved:
                 recent = [*recent, round(elo, 1)][-RECENT:]
-            rows.append(
-                FittedRating(
-                    bot_id=bot_id,
-                    version_id=version_id,
-                    fit=fit,
-                    elo=elo,
-                    sigma=float(result.sigmas[i]),
-                    low=low,
-                    high=high,
-                    rank=rank,
-                    rank_low=rank_low,
-                    rank_high=rank_high,
-                    games=games,
-                    recent=recent,
-                )
-            )
+            sigma = float(result.sigmas[i])
+            rows.append((bot_id, version_id, fit.pk, elo, sigma, low, high, rank, rank_low, rank_high, games, recent))
             if moved:
-                snapshots.append(
-                    FitSnapshot(
-                        bot_id=bot_id, fit=fit, version=number, at=now, elo=elo, low=low, high=high, games=games
-                    )
-                )
+                snapshots.append((bot_id, fit.pk, number, now, elo, low, high, games))
         # The game's rows are replaced as a whole: a bot whose current version has no rated pair left has none.
         FittedRating.objects.filter(bot__game=game_id).delete()
-        insert_rows(FittedRating, rows)
-        insert_rows(FitSnapshot, snapshots)
+        insert_rows(FittedRating, RATING_COLUMNS, rows)
+        insert_rows(FitSnapshot, SNAPSHOT_COLUMNS, snapshots)
         in_row = _store_statistics(game_id, stored, compact)
         version = _row_version(game_id)
     if version is not None:
