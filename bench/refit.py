@@ -155,7 +155,6 @@ def main() -> None:
     try:
         infra.setup_django(name)
         if args.database is None:
-            build(args)
             run(args)
         else:
             reuse(args)
