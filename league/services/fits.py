@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.db import connection, transaction
@@ -352,6 +352,16 @@ def _ranks(result: fitting.Fit, listed: list[int], seed: int) -> dict[int, tuple
     }
 
 
+class _Previous(NamedTuple):
+    """A bot's fitted rating as the last refit stored it."""
+
+    elo: float
+    games: int
+    version_id: int
+    recent: list[float]
+
+
+# The columns of the rows ``_store`` builds, in their order.
 RATING_COLUMNS = [
     "bot",
     "version",
@@ -390,7 +400,7 @@ def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, com
         )
         # Plain values, not model instances: at 10,000 bots building them cost more than the database's work.
         old = {
-            bot_id: (elo, games, version_id, recent)
+            bot_id: _Previous(elo, games, version_id, recent)
             for bot_id, elo, games, version_id, recent in FittedRating.objects.filter(bot__game=game_id).values_list(
                 "bot_id", "elo", "games", "version_id", "recent"
             )
@@ -404,9 +414,12 @@ def _store(game_id: str, computed: Computed, seconds: float, stored: Stored, com
             games = data.games.get(bot_id, 0)
             before = old.get(bot_id)
             moved = (
-                before is None or before[1] != games or before[2] != version_id or abs(before[0] - elo) >= SNAPSHOT_MOVE
+                before is None
+                or before.games != games
+                or before.version_id != version_id
+                or abs(before.elo - elo) >= SNAPSHOT_MOVE
             )
-            recent = list(before[3]) if before is not None else []
+            recent = list(before.recent) if before is not None else []
             if moved:
                 recent = [*recent, round(elo, 1)][-RECENT:]
             sigma = float(result.sigmas[i])
