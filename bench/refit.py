@@ -1,6 +1,7 @@
 """The fitted Elo's refit at scale through PostgreSQL: cold, then incremental (docs/benchmarks.md, section 7).
 
     .venv/bin/python bench/refit.py [--bots 10000] [--matches 1000000] [--new 1000] [--results FILE] [--keep]
+    .venv/bin/python bench/refit.py --database NAME --rounds 5 [--against DIR] [--new 1000]
 
 Builds a throwaway database (``parlour_bench_refit_<pid>``, migrated, dropped at the end) server-side (INSERT ...
 SELECT over generate_series): ``--bots`` Love Letter bots with a ready version, and ``--matches`` finished rated ladder
@@ -12,15 +13,23 @@ strengths (N(1500, 250²)) plus Gumbel noise (the Elo model's race). Then, timed
 - ``--new`` more matches, then ``fits.refit_game()``: the incremental refit (and its read alone);
 - a bot's second version playing 100 matches, then ``fits.refit_game()`` (its old version's tables recounted);
 - ``fits.compare_fit``: a cold refit from every seat must agree with the stored fit and its statistics.
+
+``--database NAME`` keeps the league in ``NAME`` (never dropped) and builds it, with its cold refit, only when it has
+no matches yet, so a later run starts at once. ``--rounds N`` then times only the refit after ``--new`` matches, N
+times, each copy of the code (this one, and ``--against DIR``) in its own process (``bench/refit_worker.py``) and in
+alternating order, every refit after its own ``--new`` matches: old against new on the same league, as medians.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import os
 import pstats
 import random
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import infra
-from bench.common import machine, record
+from bench.common import ROOT, load_average, machine, record
 
 DB_NAME = f"parlour_bench_refit_{os.getpid()}"
 GAME = "love_letter"
@@ -136,26 +145,32 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="print where the incremental refit spends its time")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--database", help="keep the league in this database; build it only if it has none")
+    parser.add_argument("--rounds", type=int, default=0, help="with --database: time only N incremental refits")
+    parser.add_argument("--against", help="with --rounds: also time this code copy's refit, alternating")
     args = parser.parse_args()
-    infra.create_database(DB_NAME)
+    name = args.database or DB_NAME
+    if args.database is None or not infra.database_exists(name):
+        infra.create_database(name)
     try:
-        infra.setup_django(DB_NAME)
-        run(args)
+        infra.setup_django(name)
+        if args.database is None:
+            run(args)
+        else:
+            reuse(args)
     finally:
         from django.db import connections
 
         connections.close_all()
-        if not args.keep:
-            infra.drop_database(DB_NAME)
+        if not (args.keep or args.database):
+            infra.drop_database(name)
 
 
-def run(args: argparse.Namespace) -> None:
+def build(args: argparse.Namespace) -> list[int]:
+    """The league, server-side; returns the version ids by bot index (also kept in the table ``bench_bot``)."""
     from django.db import connection, transaction
 
-    from league.models import BotVersion, Match, Seat
-    from league.services import fits
-
-    print(f"{machine()}\n{DB_NAME}: {args.bots:,} bots, {args.matches:,} matches")
+    print(f"{machine()}\n{connection.settings_dict['NAME']}: {args.bots:,} bots, {args.matches:,} matches")
     began = time.perf_counter()
     versions = build_bots(args.bots)
     rng = random.Random(1)
@@ -169,7 +184,95 @@ def run(args: argparse.Namespace) -> None:
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
     print(f"built in {time.perf_counter() - began:.0f} s")
+    return versions
 
+
+def reuse(args: argparse.Namespace) -> None:
+    """``--database``: the league as kept (built and cold-refitted the first time), then ``--rounds`` refits."""
+    from django.db import connection
+
+    from league.models import Match
+    from league.services import fits
+
+    if not Match.objects.exists():
+        build(args)
+        fit = timed(
+            "refit_game cold (statistics from every match)", lambda: fits.refit_game(GAME, cold=True), None, args
+        )
+        print(f"  {fit.matches:,} matches, {fit.bots:,} bots, {fit.iterations} Newton iterations")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version_id FROM bench_bot ORDER BY idx")
+        versions = [row[0] for row in cursor.fetchall()]
+    if args.rounds:
+        rounds(args, versions)
+
+
+def rounds(args: argparse.Namespace, versions: list[int]) -> None:
+    """Each copy's refit after its own ``--new`` matches, ``--rounds`` times, the copies' order alternating."""
+    from django.db import connection, transaction
+    from django.db.models import Max
+
+    from league.models import Match
+
+    trees = {"new": ROOT} | ({"old": Path(args.against).resolve()} if args.against else {})
+    database = str(connection.settings_dict["NAME"])
+    worker = str(ROOT / "bench" / "refit_worker.py")
+    flags = ["--profile"] if args.profile else []
+    workers = {
+        label: subprocess.Popen(
+            [sys.executable, worker, str(tree), database, *flags],
+            cwd=tree,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for label, tree in trees.items()
+    }
+    seconds: dict[str, list[float]] = {label: [] for label in trees}
+    cpu: dict[str, list[float]] = {label: [] for label in trees}
+    print(f"{machine()}\n{database}: {Match.objects.count():,} matches; rounds of {args.new:,} new matches")
+    try:
+        for number in range(args.rounds):
+            order = list(trees) if number % 2 == 0 else list(reversed(trees))
+            for label in order:
+                last = Match.objects.aggregate(id=Max("id"), seq=Max("rated_seq"))
+                start = max(last["id"] or 0, last["seq"] or 0)
+                with transaction.atomic(), connection.cursor() as cursor:
+                    add_matches(cursor, versions, start, start + args.new)
+                process = workers[label]
+                assert process.stdin is not None and process.stdout is not None
+                process.stdin.write("refit\n")
+                process.stdin.flush()
+                answer = json.loads(process.stdout.readline())
+                seconds[label].append(answer["seconds"])
+                cpu[label].append(answer["cpu"])
+                print(
+                    f"round {number + 1} {label}: {answer['seconds']:.2f} s (CPU {answer['cpu']:.2f} s), "
+                    f"{answer['iterations']} iterations"
+                )
+    finally:
+        for process in workers.values():
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait()
+    print(f"load average {load_average()}")
+    for label, values in seconds.items():
+        figure = f"refit_game after {args.new:,} new matches ({label}: {trees[label]})"
+        print(
+            f"{figure}: median {statistics.median(values):.2f} s of {', '.join(f'{v:.2f}' for v in values)}; "
+            f"CPU median {statistics.median(cpu[label]):.2f} s"
+        )
+        record(args.results, f"refit ({database})", figure, round(statistics.median(values), 2), "s")
+
+
+def run(args: argparse.Namespace) -> None:
+    from django.db import connection, transaction
+
+    from league.models import BotVersion, Match, Seat
+    from league.services import fits
+
+    versions = build(args)
+    rng = random.Random(2)
     if not args.skip_old_read:
         timed("the old read: every rated seat (fits.load_game)", lambda: fits.load_game(GAME), args.results, args)
     fit = timed(

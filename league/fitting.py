@@ -13,7 +13,8 @@ A match of n seats counts as its n(n-1)/2 pairs, each scored by the ranks (win 1
   "Elo points above the average current bot", and adding games never moves the average.
 - **Solver**: scipy's ``trust-ncg`` (Newton with conjugate gradients) with an exact Hessian-vector product over a
   sparse incidence matrix (scipy.sparse), warm-started from the last fit. Unknowns are on the logit scale
-  (x = c·(r - 1500), c = ln 10 / 400), where the Hessian is well conditioned.
+  (x = c·(r - 1500), c = ln 10 / 400), where the Hessian is well conditioned. The objective is summed as each pair's
+  change from the start, so a step's gain near the optimum is not lost in the rounding of a ~10⁶ total.
 - **sigma** is the Laplace approximation of the centred ratings (the anchor removes the common shift). The pairs of one
   multiplayer match are decided together, so their scores vary more than independent pairs: the covariance is the
   sandwich H⁻¹ J H⁻¹, where J counts each pair with weight² · (n+1)/3 instead of the weight 1/(n-1): the variance
@@ -28,7 +29,7 @@ A match of n seats counts as its n(n-1)/2 pairs, each scored by the ranks (win 1
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -155,39 +156,65 @@ def fit(
         sigmas = np.sqrt(np.maximum(np.diag(covariance), 0.0))
     else:
         covariance = None
-        sigmas = np.sqrt(_propagated_variances(incidence, curvature, spread, tau2)) / C
+        variances, _rounds = _propagated_variances(counts, curvature, spread, tau2)
+        sigmas = np.sqrt(variances) / C
     return Fit(INITIAL_ELO + x / C, sigmas, covariance, iterations, converged)
 
 
 def _incidence(counts: PairCounts) -> scipy.sparse.csr_matrix:
-    """One row per pair: +1 at ``first``, -1 at ``second``, so incidence @ x is each pair's rating difference."""
-    rows = np.arange(len(counts.first))
-    return scipy.sparse.csr_matrix(
-        (
-            np.concatenate([np.ones(len(rows)), -np.ones(len(rows))]),
-            (np.concatenate([rows, rows]), np.concatenate([counts.first, counts.second])),
-        ),
-        shape=(len(rows), counts.bots),
-    )
+    """One row per pair: +1 at ``first``, -1 at ``second``, so incidence @ x is each pair's rating difference. Built
+    as CSR directly (two entries a row, already in column order as first < second): from coordinates it took 0.4 s
+    at 2.6 million pairs."""
+    rows = len(counts.first)
+    columns = np.empty(2 * rows, dtype=np.int32)
+    columns[0::2], columns[1::2] = counts.first, counts.second
+    values = np.tile(np.array([1.0, -1.0]), rows)
+    starts = np.arange(0, 2 * rows + 1, 2, dtype=np.int32)
+    return scipy.sparse.csr_matrix((values, columns, starts), shape=(rows, counts.bots))
+
+
+Objective = Callable[[np.ndarray], tuple[float, np.ndarray]]
+HessianProduct = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _objective(
+    incidence: scipy.sparse.csr_matrix, counts: PairCounts, tau2: float, start: np.ndarray
+) -> tuple[Objective, HessianProduct]:
+    """The negative log posterior in logits (its value relative to ``start``, and its gradient), and its Hessian's
+    product with a vector."""
+    transposed = incidence.T.tocsr()
+    games, score = counts.games, counts.score
+    # The value is taken relative to the start, pair by pair: whole, it is ~10⁶ at millions of pairs, so near the
+    # optimum a step's gain (~10⁻¹⁰) is below its rounding, and the trust region, misjudging its steps, took 17 or 18
+    # iterations instead of 8 (measured at 10,000 bots; the differences now match the quadratic model).
+    d_start = incidence @ start
+    softplus_start = np.logaddexp(0.0, d_start)
+
+    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+        d = incidence @ x
+        # -log likelihood: score·log(1 + e^-d) + (games - score)·log(1 + e^d), stable for any d; as
+        # log(1 + e^-d) = log(1 + e^d) - d, that is games·log(1 + e^d) - score·d (one logaddexp, not two).
+        change = games * (np.logaddexp(0.0, d) - softplus_start) - score * (d - d_start)
+        value = float(np.sum(change)) + float((x - start) @ (x + start)) / (2 * tau2)
+        gradient = transposed @ (games * expit(d) - score) + x / tau2
+        return value, gradient
+
+    # The solver asks for several Hessian products at one point: the pairs' curvature there is computed once.
+    at: dict[str, np.ndarray] = {}
+
+    def hessp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
+        if "x" not in at or not np.array_equal(at["x"], x):
+            p = expit(incidence @ x)
+            at["x"], at["curvature"] = x.copy(), games * p * (1.0 - p)
+        return np.asarray(transposed @ (at["curvature"] * (incidence @ v)) + v / tau2)
+
+    return objective, hessp
 
 
 def _solve(
     incidence: scipy.sparse.csr_matrix, counts: PairCounts, tau2: float, start: np.ndarray
 ) -> tuple[np.ndarray, int, bool]:
-    transposed = incidence.T.tocsr()
-    games, score = counts.games, counts.score
-
-    def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
-        d = incidence @ x
-        # -log likelihood: score·log(1 + e^-d) + (games - score)·log(1 + e^d), stable for any d.
-        value = float(score @ np.logaddexp(0.0, -d) + (games - score) @ np.logaddexp(0.0, d)) + x @ x / (2 * tau2)
-        gradient = transposed @ (games * expit(d) - score) + x / tau2
-        return value, gradient
-
-    def hessp(x: np.ndarray, v: np.ndarray) -> np.ndarray:
-        p = expit(incidence @ x)
-        return np.asarray(transposed @ (games * p * (1.0 - p) * (incidence @ v)) + v / tau2)
-
+    objective, hessp = _objective(incidence, counts, tau2, start)
     result = scipy.optimize.minimize(
         objective, start, jac=True, hessp=hessp, method="trust-ncg", options={"gtol": GTOL, "maxiter": 200}
     )
@@ -210,22 +237,25 @@ def _dense_covariance(
 
 
 def _propagated_variances(
-    incidence: scipy.sparse.csr_matrix, curvature: np.ndarray, spread: np.ndarray, tau2: float, rounds: int = 20
-) -> np.ndarray:
-    """Large leagues: v_i = J_ii/H_ii² + Σ_j (H_ij/H_ii)² v_j, iterated (module doc), in logits²."""
-    hessian = (incidence.T @ scipy.sparse.diags(curvature) @ incidence).tocsr()
-    own = hessian.diagonal() + 1.0 / tau2
-    noise = (incidence.T @ scipy.sparse.diags(spread) @ incidence).diagonal() + 1.0 / tau2
-    off = hessian - scipy.sparse.diags(hessian.diagonal())
-    leak = scipy.sparse.diags(1.0 / own**2) @ off.multiply(off)
-    base = noise / own**2
-    variances: np.ndarray = np.asarray(base).copy()
-    for _ in range(rounds):
-        updated = np.asarray(base + leak @ variances)
+    counts: PairCounts, curvature: np.ndarray, spread: np.ndarray, tau2: float, rounds: int = 20
+) -> tuple[np.ndarray, int]:
+    """Large leagues: v_i = J_ii/H_ii² + Σ_j (H_ij/H_ii)² v_j, iterated (module doc), in logits²; and the rounds taken.
+    Each pair of bots is one row of ``counts``, so H_ij is minus that row's curvature: the sums are bincounts over the
+    rows, with no sparse matrix to build (that cost more than the rounds)."""
+    bots, first, second = counts.bots, counts.first, counts.second
+    own = np.bincount(first, curvature, bots) + np.bincount(second, curvature, bots) + 1.0 / tau2
+    noise = np.bincount(first, spread, bots) + np.bincount(second, spread, bots) + 1.0 / tau2
+    leak = curvature * curvature
+    inverse_own2 = 1.0 / own**2
+    base = noise * inverse_own2
+    variances = base
+    for done in range(1, rounds + 1):
+        leaked = np.bincount(first, leak * variances[second], bots) + np.bincount(second, leak * variances[first], bots)
+        updated = base + leaked * inverse_own2
         if np.allclose(updated, variances, rtol=1e-4, atol=0.0):
-            return updated
+            return updated, done
         variances = updated
-    return variances
+    return variances, rounds
 
 
 def rank_ranges(result: Fit, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -234,13 +264,15 @@ def rank_ranges(result: Fit, draws: int, rng: np.random.Generator) -> np.ndarray
         samples = rng.multivariate_normal(result.ratings, result.covariance, size=draws, method="eigh")
     else:
         samples = result.ratings + rng.standard_normal((draws, len(result.ratings))) * result.sigmas
-    # Rank 1 for the highest rating in each draw.
-    ranks = np.empty_like(samples, dtype=np.int64)
-    order = np.argsort(-samples, axis=1)
-    np.put_along_axis(ranks, order, np.arange(1, samples.shape[1] + 1)[None, :].repeat(draws, axis=0), axis=1)
-    low = np.floor(np.quantile(ranks, 0.025, axis=0, method="lower")).astype(np.int64)
-    high = np.ceil(np.quantile(ranks, 0.975, axis=0, method="higher")).astype(np.int64)
-    return np.stack([low, high], axis=1)
+    # Rank 1 for the highest rating in each draw (ascending order: the last is first). int32 and one partition for
+    # both quantiles, instead of a quantile call each over int64: half the time at 10,000 bots (same ranges).
+    order = np.argsort(samples, axis=1)
+    ranks = np.empty(samples.shape, dtype=np.int32)
+    ranks[np.arange(draws)[:, None], order] = np.arange(samples.shape[1], 0, -1, dtype=np.int32)
+    # The "lower" 2.5% and "higher" 97.5% quantiles of the draws are these order statistics.
+    low, high = math.floor(0.025 * (draws - 1)), math.ceil(0.975 * (draws - 1))
+    chosen = np.partition(ranks, [low, high], axis=0)
+    return np.stack([chosen[low], chosen[high]], axis=1).astype(np.int64)
 
 
 def ranks(ratings: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Field, FloatField, ForeignKey, IntegerField, Model
 
 
 def update_rows(model: type[Model], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> int:
@@ -51,3 +51,32 @@ def _concrete(field: object) -> Field[Any, Any]:
     if not isinstance(field, Field) or field.column is None:
         raise ValueError(f"{field} is not a column of the table")
     return field
+
+
+def insert_rows(model: type[Model], fields: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Insert new rows of ``model``: each of ``rows`` is one value per field of ``fields``, which name every column
+    but the primary key (the database numbers the rows); values as ``update_rows`` takes them. No ``save`` logic:
+    pass ``auto_now`` values yourself. On PostgreSQL by ``COPY``, numbers sent as they are: a refit writes 10,000
+    fitted ratings, which took 0.75 s through model instances and ``bulk_create`` and takes 0.2 s so."""
+    if not rows:
+        return
+    meta = model._meta
+    columns = [_concrete(meta.get_field(name)) for name in fields]
+    missing = {field.name for field in meta.concrete_fields if not field.primary_key} - {c.name for c in columns}
+    if missing:
+        raise ValueError(f"every column but the key is needed; missing: {', '.join(sorted(missing))}")
+    if connection.vendor != "postgresql":
+        objects = [model(**{c.attname: value for c, value in zip(columns, row, strict=True)}) for row in rows]
+        model._default_manager.bulk_create(objects, batch_size=2000)
+        return
+    plain = [isinstance(column, IntegerField | FloatField | ForeignKey) for column in columns]
+    quote = connection.ops.quote_name
+    sql = f"COPY {quote(meta.db_table)} ({', '.join(quote(c.column) for c in columns)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(
+                [
+                    value if is_plain else column.get_db_prep_save(value, connection)
+                    for column, is_plain, value in zip(columns, plain, row, strict=True)
+                ]
+            )

@@ -11,6 +11,7 @@ import random
 import pytest
 from django.apps import apps
 from django.core.management import CommandError, call_command
+from django.db import connection, transaction
 from django.db.models import F
 from django.test import Client
 from rest_framework.test import APIClient
@@ -328,6 +329,29 @@ def test_matches_finished_out_of_id_order_are_all_counted(compaction: str) -> No
     assert fits.is_stale("love_letter")
     fit = fits.refit_game("love_letter")
     assert fit is not None and fit.matches == 12 and fits.compare_fit("love_letter") == []
+
+
+def test_a_refit_starts_from_the_statistics_it_stored_while_the_row_is_unchanged() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("a row's version (xmin) is PostgreSQL's: elsewhere the statistics are always read")
+    versions = [newest(bot) for bot in league(4)]
+    _play_tables(versions, 20, seed=6)
+    fits.refit_game("love_letter")
+    kept = fits.stored_statistics("love_letter")
+    assert fits.stored_statistics("love_letter") is kept
+    assert fits.stored_statistics("love_letter", from_memory=False) is not kept
+    # Another process writes the row (here: the same values, a new version of it): it is read again.
+    FitStatistics.objects.filter(game="love_letter").update(matches=F("matches"))
+    assert fits.stored_statistics("love_letter") is not kept
+    # A refit rolled back with its matches: the next matches take the same numbers, and must all be counted.
+    fits.refit_game("love_letter")
+    with transaction.atomic():
+        _play_tables(versions, 10, seed=7)
+        fits.refit_game("love_letter")
+        transaction.set_rollback(True)
+    _play_tables(versions, 10, seed=8)
+    fit = fits.refit_game("love_letter")
+    assert fit is not None and fit.matches == 30 and fits.compare_fit("love_letter") == []
 
 
 def test_the_migration_numbers_existing_rated_matches_in_finish_order() -> None:
