@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -95,3 +96,32 @@ def _cell(value: Any) -> str:
             return f"{value:.1f}"
         return f"{value:.2f}"
     return str(value)
+
+
+class BaselineProcess:
+    """Another copy of the code (``--baseline DIR``) in a helper process run from ``root``: ``worker`` is a Python
+    script that reads one JSON request a line and answers one JSON line; ``source`` is passed as its argv[2]."""
+
+    def __init__(self, root: Path, worker: str, source: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", worker, str(root), source],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, request: Any) -> Any:
+        """Send ``request`` (as JSON) and return the answer; exits the benchmark if the helper died."""
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the baseline copy failed on {request!r}")
+        return json.loads(line)
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        self.process.wait(timeout=60)

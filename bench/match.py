@@ -28,10 +28,8 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import inspect
-import json
 import logging
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, median, quantile, record, table
+from bench.common import BaselineProcess, machine, median, quantile, record, table
 from bots.runner import BotSeat, play_match, prepare_match
 from bots.runner.match import Match
 from games.base import Player
@@ -170,37 +168,20 @@ bench.match.PHASES = {}
 exec(sys.argv[2], vars(bench.match))  # this copy's time_phases
 bench.match.time_phases(Match)
 for line in sys.stdin:
-    run = bench.match.runner(int(line), "bwrap")
+    run = bench.match.runner(json.loads(line), "bwrap")
     run.update({f"phase_{name}": ms for name, ms in bench.match.PHASES.items()})
     print(json.dumps(run), flush=True)
 """
 
 
-class Baseline:
+class Baseline(BaselineProcess):
     """``runner(seed, "bwrap")`` of another copy of the code, in a helper process that imports it from ``root``."""
 
     def __init__(self, root: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", _BASELINE_WORKER, str(root), inspect.getsource(time_phases)],
-            cwd=root,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        super().__init__(root, _BASELINE_WORKER, inspect.getsource(time_phases))
 
     def play(self, seed: int) -> dict[str, Any]:
-        assert self.process.stdin and self.process.stdout
-        self.process.stdin.write(f"{seed}\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise SystemExit(f"the baseline runner failed on seed {seed}")
-        return json.loads(line)
-
-    def close(self) -> None:
-        assert self.process.stdin
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+        return dict(self.ask(seed))
 
 
 def measure(

@@ -42,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, median, record, table
+from bench.common import BaselineProcess, machine, median, record, table
 from bench.match import GAME, InProcessBot, in_process, runner
 from bots.sandbox.reaper import wait_closed
 from games.registry import get_game
@@ -108,31 +108,14 @@ for line in sys.stdin:
 """
 
 
-class Baseline:
+class Baseline(BaselineProcess):
     """``play_series`` with another copy of the code, in a helper process that imports it from ``root``."""
 
     def __init__(self, root: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", _BASELINE_WORKER, str(root), inspect.getsource(play_series)],
-            cwd=root,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        super().__init__(root, _BASELINE_WORKER, inspect.getsource(play_series))
 
     def play(self, seeds: list[int], core: int | None = None) -> dict[str, Any]:
-        assert self.process.stdin and self.process.stdout
-        self.process.stdin.write(json.dumps([seeds, core]) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise SystemExit(f"the baseline series failed on seeds {seeds}")
-        return json.loads(line)
-
-    def close(self) -> None:
-        assert self.process.stdin
-        self.process.stdin.close()
-        self.process.wait(timeout=60)
+        return dict(self.ask([seeds, core]))
 
 
 def _act_line() -> bytes:
