@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import BaselineProcess, machine, median, record, table
 from bench.match import GAME, InProcessBot, in_process, runner
+from bots.runner import cores
 from bots.sandbox.reaper import wait_closed
 from games.registry import get_game
 
@@ -130,9 +131,11 @@ def _act_line() -> bytes:
 
 
 def current_core() -> int:
-    """The core this thread runs on now (field 39 of /proc/thread-self/stat)."""
-    stat = Path("/proc/thread-self/stat").read_text()
-    return int(stat[stat.rindex(")") + 2 :].split()[36])
+    """The core this thread runs on now (``bots.runner.cores.current_core``, which a series claims by)."""
+    core = cores.current_core()
+    if core is None:
+        raise SystemExit("this machine does not say which core a thread runs on (/proc/thread-self/stat)")
+    return core
 
 
 # Where the echo child and this process run while their round trip is timed: wherever the scheduler puts them

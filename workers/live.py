@@ -61,7 +61,7 @@ class LivePublisher:
 
 def publisher(match_id: int) -> LivePublisher | None:
     """The match's publisher, or None when live publishing is off (``LIVE_MATCH_INTERVAL_MS`` = 0)."""
-    return LivePublisher(match_id) if settings.LIVE_MATCH_INTERVAL_MS > 0 else None
+    return series_publishers([match_id])[0]
 
 
 def series_publishers(match_ids: list[int]) -> list[LivePublisher | None]:

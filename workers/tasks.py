@@ -345,6 +345,7 @@ def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _Held
     bug fails it at once, with the reason."""
     match_id, token, what = held.match.match_id, held.token, held.what
     following: _Held | _HeldSeries | None = None
+    recorded = False
     try:
         try:
             result = held.play()
@@ -358,7 +359,8 @@ def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _Held
             recorded = _with_database_retries(what, record)
         finally:
             held.let_go()
-            live.clear(match_id)
+            if not recorded:  # recording deletes the live row itself; a match given back keeps none either
+                live.clear(match_id)
         log.info("%s: %s", what, "recorded" if recorded else "not recorded: this worker lost its claim")
     except INFRASTRUCTURE_ERRORS as error:
         _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
@@ -383,6 +385,7 @@ def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> 
     series, what = held.series, held.what
     first = series.games[0].match_id
     following: _Held | _HeldSeries | None = None
+    recorded: list[int] = []
     try:
         try:
             result = held.play()
@@ -397,7 +400,9 @@ def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> 
             recorded = _with_database_retries(what, record)
         finally:
             held.let_go()
-            live.clear(*(game.match_id for game in series.games))
+            # Recording deleted the recorded games' live rows; the rest (a game cut short, or none recorded) go here.
+            if left := [game.match_id for game in series.games if game.match_id not in recorded]:
+                live.clear(*left)
         log.info(
             "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
             what,
