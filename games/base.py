@@ -99,6 +99,30 @@ def canonical(action: Any) -> str:
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
 
+def same_json(a: Any, b: Any) -> bool:
+    """``canonical(a) == canonical(b)`` for JSON values already known to be ``==``, without serialising either:
+    the same types all the way down (``1``, ``1.0`` and ``true`` differ) and floats that print the same."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return all(same_json(value, b[key]) for key, value in a.items())
+    if isinstance(a, (list, tuple)):
+        return all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    return repr(a) == repr(b) if isinstance(a, float) else True
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of a JSON value (``copy.deepcopy`` without its memo and dispatch: actions are copied at every
+    move)."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(copy_json(item) for item in value)
+    return value
+
+
 class State:
     """One game in progress. Subclasses implement the hooks below; the public methods are final.
 
@@ -131,13 +155,10 @@ class State:
 
         The default accepts exactly the listed legal actions and asks ``_explain_illegal`` for the reason otherwise.
         Games whose ``legal_actions`` lists templates (free fields ``null``) override this."""
-        key = None
         for legal in self._legal_actions():
             # Dict equality first (fast), then the strict identity: 1 == 1.0 == True for dicts, not for us.
-            if legal == action:
-                key = key or canonical(action)
-                if canonical(legal) == key:
-                    return legal
+            if legal == action and same_json(legal, action):
+                return legal
         raise IllegalAction(self._explain_illegal(action))
 
     def _explain_illegal(self, action: Action) -> str:
@@ -192,8 +213,8 @@ class State:
         if not isinstance(action, dict):
             raise IllegalAction("an action must be a JSON object")
         legal = self._check(action)
-        self.history.append(copy.deepcopy(legal))
-        return self._apply(copy.deepcopy(legal))
+        self.history.append(copy_json(legal))
+        return self._apply(copy_json(legal))
 
     def observation(self, seat: int) -> dict[str, Any]:
         if not 0 <= seat < self.players:

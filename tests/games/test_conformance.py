@@ -110,6 +110,10 @@ def _mutations(action: dict) -> list[object]:
         out.append({**action, key: "x"})
         if isinstance(value, int):
             out.append({**action, key: float(value) + 0.5})
+            # Equal in Python (1 == 1.0 == True) but not the same action: the engine must not take them.
+            out.append({**action, key: float(value)})
+            if value in (0, 1):
+                out.append({**action, key: not value if isinstance(value, bool) else bool(value)})
     return out
 
 
