@@ -44,7 +44,7 @@ class DatabaseSeat:
         deadline = time.monotonic() + self.clock + 1
         renew_at = time.monotonic() + RENEW_SECONDS
         while time.monotonic() < deadline:
-            action = tables.take_action(self.table_id, move_index)
+            action = tables.sent_action(self.table_id, move_index)
             if action is not None:
                 return action
             if time.monotonic() > renew_at:

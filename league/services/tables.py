@@ -3,7 +3,7 @@
 The person creates a table (``do_create_table``); the worker task ``parlour.play_table`` claims it
 (``do_claim_table``, at most HUMAN_TABLES_MAX at once), runs the bots sandboxed and, at each of the person's
 decisions, sets the clock (``do_await_person``) and polls for the action the person sends (``do_act`` stores it,
-``take_action`` hands it over). After every decision the worker writes the moves (``do_record_moves``); the pages and
+``sent_action`` hands it over). After every decision the worker writes the moves (``do_record_moves``); the pages and
 the API rebuild the state from them through the engine (``seat_view``, ``spectator_view``): the person sees their
 own observation only, a spectator the public view only, both the public narration. Hidden information never
 leaves the server: raw actions are not shown while the game runs. Unrated: ratings never read a table.
@@ -180,10 +180,16 @@ class TablesFull(Exception):
 
 
 def do_record_moves(table_id: int, moves: list[dict[str, Any]]) -> None:
-    """The moves so far, as the runner has them (seat, action, auto: no timings, no bots' notes)."""
+    """The moves so far, as the runner has them (seat, action, auto: no timings, no bots' notes). The person's action
+    for a move now played stops being pending in the same transaction: a page sees it either sent or played, never
+    neither (which would offer the move again)."""
     kept = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in moves]
     now = timezone.now()
-    Table.objects.filter(pk=table_id).update(moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now))
+    with transaction.atomic():
+        Table.objects.filter(pk=table_id).update(
+            moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now)
+        )
+        Table.objects.filter(pk=table_id, pending_index__lt=len(kept)).update(pending=None, pending_index=None)
 
 
 def do_await_person(table_id: int, move_index: int, clock: int) -> None:
@@ -199,13 +205,12 @@ def do_forfeit(table_id: int) -> None:
     )
 
 
-def take_action(table_id: int, move_index: int) -> dict[str, Any] | None:
-    """The person's action for ``move_index`` if they have sent it (it is cleared: taken once)."""
-    row = Table.objects.filter(pk=table_id, pending_index=move_index).values_list("pending", flat=True).first()
-    if row is None:
-        return None
-    Table.objects.filter(pk=table_id, pending_index=move_index).update(pending=None, pending_index=None)
-    action: dict[str, Any] = row
+def sent_action(table_id: int, move_index: int) -> dict[str, Any] | None:
+    """The person's action for ``move_index`` if they have sent it. It stays pending until ``do_record_moves``
+    records the move it was played at."""
+    action: dict[str, Any] | None = (
+        Table.objects.filter(pk=table_id, pending_index=move_index).values_list("pending", flat=True).first()
+    )
     return action
 
 

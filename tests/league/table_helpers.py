@@ -27,12 +27,12 @@ def start(table: Table) -> Table:
 
 
 def play_bots(table: Table) -> Table:
-    """Take the person's pending action (if any), then play the bots until the person is to move or the game ends;
+    """Play the person's pending action (if any), then play the bots until the person is to move or the game ends;
     the person's clock is started as the worker does; at the end the result is recorded."""
     table.refresh_from_db()
     state = state_of(table)
     moves = list(table.moves)
-    pending = tables.take_action(table.pk, len(moves))
+    pending = tables.sent_action(table.pk, len(moves))
     if pending is not None:
         state.apply(pending)
         moves.append({"seat": table.person_seat, "action": state.history[-1], "auto": False})

@@ -101,7 +101,7 @@ def test_the_clock_is_per_game(alice_api: APIClient) -> None:
     assert Table.objects.get(pk=_table(alice_api, "ten")["id"]).clock_seconds == 30
 
 
-def test_alice_plays_a_legal_action_and_the_worker_takes_it_once(alice_api: APIClient, alice) -> None:
+def test_alice_plays_a_legal_action_and_it_stays_sent_until_the_worker_records_it(alice_api: APIClient, alice) -> None:
     table = start(Table.objects.get(pk=_table(alice_api)["id"]))
     view = alice_api.get(f"/api/tables/{table.pk}/").json()
     assert view["to_move"] == table.person_seat and view["legal_actions"]
@@ -121,8 +121,13 @@ def test_alice_plays_a_legal_action_and_the_worker_takes_it_once(alice_api: APIC
         409,
         "stale_move",
     )
-    assert tables.take_action(table.pk, view["move_count"]) == view["legal_actions"][0]
-    assert tables.take_action(table.pk, view["move_count"]) is None
+    # The worker has the action from here on, but until it records the move the page must not offer it again.
+    assert tables.sent_action(table.pk, view["move_count"]) == view["legal_actions"][0]
+    again = alice_api.get(f"/api/tables/{table.pk}/").json()
+    assert again["move_count"] == view["move_count"] and again["legal_actions"] == []
+    played = play_bots(table)
+    assert tables.sent_action(table.pk, view["move_count"]) is None
+    assert played.pending is None and played.pending_index is None and played.move_count > view["move_count"]
 
 
 def test_refusals_when_acting(alice_api: APIClient, bob_api: APIClient, alice) -> None:
