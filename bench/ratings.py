@@ -1,7 +1,8 @@
 """Fitted Elo against online Elo: how soon the ladder finds the true order, how honest the intervals are, and how
 fast a refit is at 10,000 bots and 1,000,000 games (docs/ratings.md, Fitted Elo; docs/benchmarks.md, section 7).
 
-    .venv/bin/python bench/ratings.py [--quick] [--leagues 10] [--cap 6000] [--results FILE]
+    .venv/bin/python bench/ratings.py [--quick] [--leagues 10] [--cap 6000] [--series 1 12] [--order-only]
+                                      [--results FILE]
 
 Everything drives the real code, no copy: ``league.fitting`` (fit, rank ranges) with ``league.settling`` (its
 matchmaking), and today's ``league.ratings.rate_match`` with ``league.pairing.plan_tables``.
@@ -11,7 +12,9 @@ matchmaking), and today's ``league.ratings.rate_match`` with ``league.pairing.pl
   strengths 10^(r/400), an exponential race, so every pair at the table keeps the Elo probability — then recorded
   (fitted: refit warm-started from the last fit; online: ``rate_match``). Every 20 matches the order is checked:
   the figure is the first check from which the order holds at every later check up to ``--cap`` matches; "never"
-  if there is none. Median over leagues (seeds 0..), 2-player and 4-player tables.
+  if there is none. Median over leagues (seeds 0..), 2-player and 4-player tables. ``--series n``: every planned
+  table is played ``n`` times in a row by the same bots before the ratings change (a ladder series, as the workers
+  record it: one transaction, then the refit), each game counted as a match.
 - **Calibration**: leagues of 100 bots with true ratings from N(1500, 200²); 50 rounds of random tables, so each
   bot plays exactly 50 matches; the share of bots whose 95% interval holds its (centred) true rating.
 - **Scale**: 10,000 bots, 1,000,000 two-player games between random opponents, aggregated by ``pair_counts``; one
@@ -73,7 +76,7 @@ def settled_at(checks: list[tuple[int, bool]]) -> int | None:
     return reached
 
 
-def run_league(method: str, players: int, seed: int, cap: int) -> int | None:
+def run_league(method: str, players: int, seed: int, cap: int, series: int = 1) -> int | None:
     truth = true_ratings()
     rng = np.random.default_rng(seed)
     pyrng = random.Random(seed)
@@ -93,14 +96,15 @@ def run_league(method: str, players: int, seed: int, cap: int) -> int | None:
         results: list[Result] = []
         for table in tables:
             seats = [c.bot_id for c in table]
-            ranks = play(seats, truth, rng)
-            results.append((seats, ranks))
-            if method == "online":
-                after = rate_match([states[b] for b in seats], [RatedSeat(rank=r, version=0) for r in ranks])
-                for bot, state in zip(seats, after, strict=True):
-                    states[bot] = state
-            for bot in seats:
-                played[bot] += 1
+            for _game in range(series):
+                ranks = play(seats, truth, rng)
+                results.append((seats, ranks))
+                if method == "online":
+                    after = rate_match([states[b] for b in seats], [RatedSeat(rank=r, version=0) for r in ranks])
+                    for bot, state in zip(seats, after, strict=True):
+                        states[bot] = state
+                for bot in seats:
+                    played[bot] += 1
         if method == "fitted":
             counts = fitting.pair_counts(results, BOTS, counts)
             last = fitting.fit(counts, warm_start=last)
@@ -113,17 +117,17 @@ def run_league(method: str, players: int, seed: int, cap: int) -> int | None:
             c.in_flight = 0  # the round's matches are finished
             c.idle_seconds += 1.0  # a round is a second: waiting counts as in the league (plan resets the players)
         before = matches
-        matches += len(tables)
+        matches += len(tables) * series
         if matches // CHECK_EVERY > before // CHECK_EVERY:
             checks.append((matches // CHECK_EVERY * CHECK_EVERY, in_order(list(ratings))))
     return settled_at(checks)
 
 
-def order_figures(players: int, leagues: int, cap: int, results: str | None) -> dict[str, str]:
+def order_figures(players: int, leagues: int, cap: int, results: str | None, series: int = 1) -> dict[str, str]:
     figures = {}
     for method in ("fitted", "online"):
         started = time.perf_counter()
-        reached = [run_league(method, players, seed, cap) for seed in range(leagues)]
+        reached = [run_league(method, players, seed, cap, series) for seed in range(leagues)]
         never = sum(r is None for r in reached)
         # A league that never settles counts as later than any that did: the median is "never" if half never did.
         ordered = sorted(reached, key=lambda r: (r is None, r or 0))
@@ -131,10 +135,12 @@ def order_figures(players: int, leagues: int, cap: int, results: str | None) -> 
         figure = "never" if middle is None else str(middle)
         figures[method] = figure
         print(
-            f"  {players} players, {method:6}: median {figure:>5} matches ({never} of {leagues} not within {cap}); "
+            f"  {players} players, {method:6}, series of {series:>2}: median {figure:>5} matches "
+            f"({never} of {leagues} not within {cap}); "
             f"each: {[r if r is not None else '-' for r in reached]}  [{time.perf_counter() - started:.0f} s]"
         )
-        record(results, "ratings", f"order {players}p {method} median", figure, "matches", f"{leagues} leagues")
+        label = f"order {players}p {method} median" + (f" (series of {series})" if series > 1 else "")
+        record(results, "ratings", label, figure, "matches", f"{leagues} leagues")
     return figures
 
 
@@ -217,30 +223,39 @@ def approximation(bots: int, games: int) -> None:
     )
 
 
+def fit_figures(quick: bool, results: str | None) -> None:
+    """The intervals' calibration and the fit's cost at scale."""
+    print("Calibration: share of 95% intervals holding the true rating after 50 matches each (100-bot leagues)")
+    for players in (2, 4):
+        share = calibration(players, 4 if quick else 20)
+        print(f"  {players} players: {share:.1%}")
+        record(results, "ratings", f"calibration {players}p", round(share, 4))
+    print("Scale")
+    if quick:
+        scale(1_000, 100_000, results)
+    else:
+        scale(10_000, 1_000_000, results)
+        approximation(2_000, 200_000)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="3 leagues, smaller calibration and scale")
     parser.add_argument("--leagues", type=int)
     parser.add_argument("--cap", type=int, help="matches per league (default 6000, quick 4000)")
+    parser.add_argument("--series", type=int, nargs="+", default=[1], help="games per table in the order runs")
+    parser.add_argument("--order-only", action="store_true", help="only the order runs")
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
     args = parser.parse_args()
     leagues = args.leagues or (3 if args.quick else 10)
     cap = args.cap or (4000 if args.quick else 6000)
     print(machine())
-    print("Calibration: share of 95% intervals holding the true rating after 50 matches each (100-bot leagues)")
-    for players in (2, 4):
-        share = calibration(players, 4 if args.quick else 20)
-        print(f"  {players} players: {share:.1%}")
-        record(args.results, "ratings", f"calibration {players}p", round(share, 4))
-    print("Scale")
-    if args.quick:
-        scale(1_000, 100_000, args.results)
-    else:
-        scale(10_000, 1_000_000, args.results)
-        approximation(2_000, 200_000)
+    if not args.order_only:
+        fit_figures(args.quick, args.results)
     print(f"Order: {BOTS} bots {GAP:.0f} Elo apart, checked every {CHECK_EVERY} matches, median of {leagues} leagues")
-    figures = {players: order_figures(players, leagues, cap, args.results) for players in (4, 2)}
-    print(f"ratings: fitted {figures[2]['fitted']} online {figures[2]['online']}")
+    for series in args.series:
+        figures = {players: order_figures(players, leagues, cap, args.results, series) for players in (4, 2)}
+        print(f"ratings: fitted {figures[2]['fitted']} online {figures[2]['online']} (series of {series})")
 
 
 if __name__ == "__main__":
