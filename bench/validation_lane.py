@@ -86,11 +86,16 @@ def _measure(uploads: int, busy_matches: int) -> dict[str, list[float]]:
     upload("warm-up")  # the workers are up and the sandbox is ready before anything is timed
     idle = [upload(f"idle-{n}") for n in range(uploads)]
     slow, rival = ready_bot("slow", source=SLOW_BOT.read_bytes()), ready_bot("random", builtin="random")
-    busy, left, seed = [], [], 0
+    busy, left, seed, queued = [], [], 0, []
+
+    def slow_unfinished() -> int:
+        # Only the matches made here: each upload's placement burst adds matches of its own (some seat the slow bot).
+        return Match.objects.filter(pk__in=queued).exclude(status=Match.Status.FINISHED).count()
+
     for n in range(uploads):
-        # Each busy upload meets a full queue: it is topped up to --busy-matches unfinished matches first.
-        while Match.objects.exclude(status=Match.Status.FINISHED).count() < busy_matches:
-            do_create_match("love_letter", [slow, rival], seed=seed)
+        # Each busy upload meets a full queue: it is topped up to --busy-matches unfinished slow matches first.
+        while slow_unfinished() < busy_matches:
+            queued.append(do_create_match("love_letter", [slow, rival], seed=seed).pk)
             seed += 1
         deadline = time.monotonic() + 60
         while not Match.objects.filter(status=Match.Status.RUNNING).exists():
@@ -98,7 +103,7 @@ def _measure(uploads: int, busy_matches: int) -> dict[str, list[float]]:
                 raise SystemExit("no match started in 60 s")
             time.sleep(0.05)
         busy.append(upload(f"busy-{n}"))
-        left.append(float(Match.objects.exclude(status=Match.Status.FINISHED).count()))
+        left.append(float(slow_unfinished()))
     return {"idle": idle, "busy": busy, "matches_left": left}
 
 
