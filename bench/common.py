@@ -98,18 +98,12 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-class BaselineProcess:
-    """Another copy of the code (``--baseline DIR``) in a helper process run from ``root``: ``worker`` is a Python
-    script that reads one JSON request a line and answers one JSON line; ``source`` is passed as its argv[2]."""
+class HelperProcess:
+    """A helper process (``command``, run from ``cwd``) that reads one JSON request a line and answers one JSON line:
+    how a benchmark times another copy of the code in the same run."""
 
-    def __init__(self, root: Path, worker: str, source: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", worker, str(root), source],
-            cwd=root,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+    def __init__(self, command: list[str], cwd: Path) -> None:
+        self.process = subprocess.Popen(command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def ask(self, request: Any) -> Any:
         """Send ``request`` (as JSON) and return the answer; exits the benchmark if the helper died."""
@@ -125,3 +119,11 @@ class BaselineProcess:
         assert self.process.stdin
         self.process.stdin.close()
         self.process.wait(timeout=60)
+
+
+class BaselineProcess(HelperProcess):
+    """Another copy of the code (``--baseline DIR``) in a helper process run from ``root``: ``worker`` is a Python
+    script (run with ``-c``) that answers the requests; ``source`` is passed as its argv[2]."""
+
+    def __init__(self, root: Path, worker: str, source: str) -> None:
+        super().__init__([sys.executable, "-c", worker, str(root), source], root)

@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import json
 import os
 import pstats
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -38,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import infra
-from bench.common import ROOT, load_average, machine, record
+from bench.common import ROOT, HelperProcess, load_average, machine, record
 
 DB_NAME = f"parlour_bench_refit_{os.getpid()}"
 GAME = "love_letter"
@@ -219,13 +217,7 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
     worker = str(ROOT / "bench" / "refit_worker.py")
     flags = ["--profile"] if args.profile else []
     workers = {
-        label: subprocess.Popen(
-            [sys.executable, worker, str(tree), database, *flags],
-            cwd=tree,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        label: HelperProcess([sys.executable, worker, str(tree), database, *flags], tree)
         for label, tree in trees.items()
     }
     seconds: dict[str, list[float]] = {label: [] for label in trees}
@@ -239,11 +231,7 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
                 start = max(last["id"] or 0, last["seq"] or 0)
                 with transaction.atomic(), connection.cursor() as cursor:
                     add_matches(cursor, versions, start, start + args.new)
-                process = workers[label]
-                assert process.stdin is not None and process.stdout is not None
-                process.stdin.write("refit\n")
-                process.stdin.flush()
-                answer = json.loads(process.stdout.readline())
+                answer = workers[label].ask("refit")
                 seconds[label].append(answer["seconds"])
                 cpu[label].append(answer["cpu"])
                 print(
@@ -251,10 +239,8 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
                     f"{answer['iterations']} iterations"
                 )
     finally:
-        for process in workers.values():
-            assert process.stdin is not None
-            process.stdin.close()
-            process.wait()
+        for helper in workers.values():
+            helper.close()
     print(f"load average {load_average()}")
     for label, values in seconds.items():
         figure = f"refit_game after {args.new:,} new matches ({label}: {trees[label]})"

@@ -3,9 +3,9 @@
     python bench/refit_worker.py TREE DATABASE [--profile]
 
 Imports the league from ``TREE`` (this repository, or another copy such as ``git archive c6cc8d0``), connects to the
-benchmark's ``DATABASE`` and, for each line ``refit`` on stdin, times ``fits.refit_game`` and prints one JSON line
-(seconds, this process's CPU seconds, Newton iterations; the CPU excludes PostgreSQL's own). A process per copy:
-the two never share imported modules or caches.
+benchmark's ``DATABASE`` and, for each JSON line ``"refit"`` on stdin (``bench.common.HelperProcess.ask``), times
+``fits.refit_game`` and prints one JSON line (seconds, this process's CPU seconds, Newton iterations; the CPU excludes
+PostgreSQL's own). A process per copy: the two never share imported modules or caches.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def main() -> None:
         raise SystemExit(f"{fits.__file__} is not in {tree}")
 
     for line in sys.stdin:
-        if line.strip() != "refit":
+        if json.loads(line) != "refit":
             continue
         profiler = cProfile.Profile() if profile else None
         if profiler is not None:
