@@ -15,12 +15,24 @@ from typing import Any, Literal
 
 import orjson
 
+from bots.text import NOTE_MAX_CHARS, clean_text
 from games.base import Outcome
+
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "NOTE_MAX_CHARS",
+    "PROTOCOL_VERSION",
+    "ProtocolError",
+    "ReplyType",
+    "act_message",
+    "encode",
+    "end_message",
+    "parse_reply",
+    "start_message",
+]
 
 PROTOCOL_VERSION = 1
 
-# A note is a short free-text comment a bot attaches to an action; it is kept in the replay, cut to this length.
-NOTE_MAX_CHARS = 200
 # The default cap for one line a bot writes (the runner's ``Limits.max_line_bytes`` is what is enforced).
 DEFAULT_MAX_LINE_BYTES = 64 * 1024
 
@@ -156,5 +168,6 @@ def parse_reply(line: bytes | str, expected: ReplyType, max_line_bytes: int = DE
     if note is not None:
         if not isinstance(note, str):
             raise ProtocolError(f'"note" must be a string, got {type(note).__name__}')
-        note = note[:NOTE_MAX_CHARS]
+        # Kept in the replay: cleaned and cut (a "\u0000" or "\ud800" escape must not reach a database or a page).
+        note = clean_text(note, NOTE_MAX_CHARS)
     return {"type": "action", "action": action, "note": note}

@@ -4,11 +4,13 @@ records it. Nothing here reaches the sandbox or the runner, so the league may im
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from bots.text import DETAIL_MAX_CHARS, clean_text
 from games.base import Outcome
 
 __all__ = ["BotSeat", "Fault", "FaultCause", "MatchResult", "SeatResult"]
@@ -45,11 +47,15 @@ _FAULT_LABELS = {
 @dataclass(frozen=True)
 class Fault:
     """Why a seat was ranked last. ``move`` is the index (in the replay's move list) of the decision at which the
-    fault was noticed; ``None`` for start-up faults."""
+    fault was noticed; ``None`` for start-up faults. ``detail`` may quote what the bot wrote: it is cleaned and
+    bounded here (``bots.text``), whoever builds the fault."""
 
     cause: FaultCause
     detail: str
     move: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "detail", clean_text(self.detail, DETAIL_MAX_CHARS))
 
     def to_json(self) -> dict[str, Any]:
         return {"cause": self.cause.value, "detail": self.detail, "move": self.move}
@@ -106,6 +112,27 @@ class MatchResult:
     @property
     def faults(self) -> list[Fault | None]:
         return [seat.fault for seat in self.seats]
+
+    def with_output_fault(self, seat: int, detail: str) -> MatchResult:
+        """This result with ``seat`` charged a ``malformed`` fault because what its bot wrote could not be stored:
+        its own text (stderr, its fault's detail, its notes) is dropped, and it is ranked last as a fault ranks a seat
+        in the runner (``Outcome.with_faults``), the other seats keeping their order. The result itself is unchanged."""
+        moves = self.replay.get("moves", [])
+        fault = Fault(FaultCause.MALFORMED, detail, max(0, len(moves) - 1))
+        faulted = sorted({index for index, played in enumerate(self.seats) if played.fault} | {seat})
+        outcome = self.outcome.with_faults(faulted)
+        seats = []
+        for index, played in enumerate(self.seats):
+            charged = replace(played, fault=fault, stderr="") if index == seat else played
+            seats.append(replace(charged, rank=outcome.ranks[index], score=outcome.scores[index]))
+        replay = copy.deepcopy(self.replay)
+        for move in replay.get("moves", []):
+            if move.get("seat") == seat and move.get("note") is not None:
+                move["note"] = None
+        faults = {index: played.fault.to_json() for index, played in enumerate(seats) if played.fault}
+        replay["faults"] = [{"seat": index, **faults[index]} for index in sorted(faults)]
+        replay["outcome"] = outcome.to_json()
+        return replace(self, outcome=outcome, seats=seats, replay=replay)
 
     def to_json(self) -> dict[str, Any]:
         return {

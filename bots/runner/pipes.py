@@ -21,6 +21,7 @@ from bots import protocol
 from bots.limits import Limits
 from bots.results import Fault, FaultCause
 from bots.sandbox import BotProcess, SandboxError
+from bots.text import STDERR_MAX_CHARS, clean_text
 
 __all__ = ["Conn", "Pipes"]
 
@@ -79,12 +80,13 @@ class Conn:
         return self.out_eof or self.exited or self.stdin_broken
 
     def stderr_text(self) -> str:
+        """What the bot wrote to stderr (its head and tail), as text any database stores (``bots.text``)."""
         data = bytes(self.stderr_head)
         dropped = self.stderr_total - len(self.stderr_head) - len(self.stderr_tail)
         if dropped > 0:
             data += f"\n[... {dropped} bytes of stderr dropped ...]\n".encode()
         data += bytes(self.stderr_tail)
-        return data.decode("utf-8", "replace")
+        return clean_text(data, STDERR_MAX_CHARS, keep="tail")
 
 
 class Pipes:

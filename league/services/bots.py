@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from bots.packaging import Package, PackagingError, package_upload
+from bots.text import STDERR_MAX_CHARS, clean_text
 from games.registry import GAMES, builtin_players
 from league.models import Bot, BotVersion, Rating
 from league.reasons import public_reason
@@ -132,8 +133,10 @@ def do_record_validation(
     with transaction.atomic():
         updated = pending.update(
             status=status,
-            validation_log=public_reason(log_text, limit=2000),
-            validation_stderr=stderr[-64 * 1024 :],
+            # What the bot wrote (its log, a fault's detail quoting it) by bots.text's rule: a NUL must not leave the
+            # version pending for ever on PostgreSQL.
+            validation_log=clean_text(public_reason(log_text, limit=2000), 2000),
+            validation_stderr=clean_text(stderr, STDERR_MAX_CHARS, keep="tail"),
             validated=timezone.now(),
             lease_until=None,
         )

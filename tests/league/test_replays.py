@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import zlib
 from pathlib import Path
 
 import pytest
@@ -142,3 +143,22 @@ def test_an_unplayed_match_page_says_so(client: Client, match: Match) -> None:
     Match.objects.filter(pk=match.pk).update(replay_data=None, status=Match.Status.QUEUED)
     page = client.get(f"/matches/{match.pk}/").content.decode()
     assert "has not been played yet" in page and "data-parlour-viewer" not in page
+
+
+def test_a_stored_note_with_a_lone_surrogate_or_a_nul_does_not_break_the_pages(
+    client: Client, anon_api: APIClient, match: Match
+) -> None:
+    # Stored before bots' notes were cleaned (bots/text.py): a bot wrote "\ud800" as JSON text, and json.dumps keeps
+    # the escape, so the replay holds a string no page or API answer can encode.
+    replay = match.replay
+    assert replay is not None
+    replay["moves"][0]["note"] = "lone \ud800 and nul \x00"
+    Match.objects.filter(pk=match.pk).update(replay_data=Match.pack_replay(replay))
+    assert b"\\ud800" in zlib.decompress(Match.objects.get(pk=match.pk).replay_data)
+
+    page = client.get(f"/matches/{match.pk}/")
+    assert page.status_code == 200
+    answer = anon_api.get(f"/api/matches/{match.pk}/replay/")
+    assert answer.status_code == 200
+    assert answer.json()["moves"][0]["note"] == "lone \ufffd and nul \ufffd"
+    assert anon_api.get(f"/api/matches/{match.pk}/frames/").status_code == 200
