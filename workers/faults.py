@@ -11,6 +11,9 @@ empty, the hooks ``before_record`` and ``while_recording`` are bound to no-ops, 
   once.
 - ``record_barrier=DIR:N``: before recording, a worker waits (up to 30 s) until N workers are waiting in DIR, so that
   N results are recorded at the same instant (the rating rows' locks must serialise them).
+- ``refuse_text=MARKER``: while recording, the database refuses (``DataError``, as PostgreSQL refuses a NUL in a text
+  column) every statement that would store a text containing MARKER: a bot that writes it stands for one whose
+  output the database will not take, now that the runner cleans what used to be refused (bots/text.py).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from django.db import OperationalError, connection
+from django.db import DataError, OperationalError, connection
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +101,30 @@ def _cut_while_recording(match_id: int) -> Iterator[None]:
         raise
 
 
+def _refusing(marker: str) -> Callable[[int], contextlib.AbstractContextManager[None]]:
+    """Wraps the recording of a result: the database refuses any text containing ``marker`` (``refuse_text``)."""
+
+    def holds_marker(value: Any) -> bool:
+        if isinstance(value, str):
+            return marker in value
+        if isinstance(value, list | tuple):
+            return any(holds_marker(item) for item in value)
+        return False
+
+    def refuse(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+        if holds_marker(params):
+            log.warning("fault injection: the database refuses a text holding %r", marker)
+            raise DataError(f"fault injection: a text holding {marker!r} is refused")
+        return execute(sql, params, many, context)
+
+    @contextlib.contextmanager
+    def while_recording(match_id: int) -> Iterator[None]:
+        with connection.execute_wrapper(refuse):
+            yield
+
+    return while_recording
+
+
 # The hooks the worker calls around every recording: no-ops unless PARLOUR_FAULTS asks for a fault.
 before_record: Callable[[int], None] = _no_barrier
 while_recording: Callable[[int], contextlib.AbstractContextManager[None]] = _not_cut
@@ -110,6 +137,8 @@ def configure(raw: str | None = None) -> None:
     spec = faults.get("record_barrier")
     before_record = _barrier(spec) if spec else _no_barrier
     while_recording = _cut_while_recording if "drop_db_while_recording" in faults else _not_cut
+    if marker := faults.get("refuse_text"):
+        while_recording = _refusing(marker)
 
 
 configure()

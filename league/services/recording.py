@@ -1,4 +1,11 @@
-"""Recording a played match: its seats and replay, the rating changes, and pausing bots that fault too often."""
+"""Recording a played match: its seats and replay, the rating changes, and pausing bots that fault too often.
+
+Nothing a bot wrote can make recording fail for the others: the runner cleans and bounds every text a bot wrote
+(``bots.text``), and should the database still refuse a game's values (a ``DataError``), the games are recorded again
+one by one, each in a savepoint, and a game that still fails is recorded with the seat whose text the database refused
+charged a fault (``record_games_isolated``). The happy path pays nothing for this: the isolated way is taken only
+after the whole transaction failed.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +16,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DataError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from bots.results import MatchResult
+from bots.text import STDERR_MAX_CHARS, clean_text
 from league import ratings
 from league.models import Bot, LiveMatch, Match, RatedSequence, Rating, RatingChange, Seat, fault_label
 from league.rows import update_rows
-from league.services.matches import tournament_game_over
+from league.services.matches import do_fail_match, tournament_game_over
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +39,14 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
     ``result`` is what the runner returned (the worker hands it over as it is). Returns False if the match was already
     recorded, or (with ``claim_token``) if this worker no longer holds the claim: it was presumed dead and the match is
     re-run."""
+    try:
+        return _record_match_result(match_id, result, claim_token, isolated=False)
+    except REFUSED_VALUE_ERRORS as error:  # a value the database refused: again, isolated (the module's docstring)
+        log.warning("match %s: the database refused its result (%s); recording it isolated", match_id, error)
+        return _record_match_result(match_id, result, claim_token, isolated=True)
+
+
+def _record_match_result(match_id: int, result: MatchResult, claim_token: str | None, *, isolated: bool) -> bool:
     with transaction.atomic():
         # One statement locks the match row and reads its seats, versions and bots (not the archives, up to 1 MiB a
         # seat, nor a replay: recording needs the bots and version numbers only).
@@ -44,7 +60,10 @@ def do_record_match_result(match_id: int, result: MatchResult, claim_token: str 
         match = seats[0].match if seats else Match.objects.select_for_update().get(pk=match_id)
         if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
             return False
-        record_locked(match, seats, result)
+        game = PlayedGame(match, seats, result)
+        if isolated:
+            return bool(record_games_isolated([game]))
+        record_games_locked([game])
     return True
 
 
@@ -57,10 +76,44 @@ class PlayedGame:
     result: MatchResult
 
 
-def record_locked(match: Match, seats: list[Seat], result: MatchResult) -> None:
-    """Record one played game (under its match's row lock, in the caller's transaction): seats, replay, ratings,
-    pauses. ``do_record_match_result`` records one match so."""
-    record_games_locked([PlayedGame(match, seats, result)])
+# What a value the database will not store raises: PostgreSQL's NUL in a text column is a DataError, a lone surrogate
+# fails to encode before it is sent (either database).
+REFUSED_VALUE_ERRORS = (DataError, UnicodeEncodeError)
+
+
+def record_games_isolated(games: Sequence[PlayedGame]) -> list[PlayedGame]:
+    """Record played games as ``record_games_locked`` does, but each in a savepoint of its own, so a game the
+    database refuses costs only itself; returns the games recorded (the others were failed).
+
+    A refused game is recorded again with one seat's bot charged for its output (``MatchResult.with_output_fault``:
+    a ``malformed`` fault, its text dropped, ranked last), trying the seats in order until the database takes it;
+    the first seat whose text alone made it fail is the one charged. If no one seat's text is the cause, the game is
+    failed with the database's error (not a bot's doing: never a bot's fault)."""
+    recorded = []
+    for game in games:
+        try:
+            with transaction.atomic():
+                record_games_locked([game])
+            recorded.append(game)
+            continue
+        except REFUSED_VALUE_ERRORS as error:
+            refused = error
+        kind = type(refused).__name__
+        for seat in range(len(game.seats)):
+            detail = f"its output (log, note or fault detail) could not be stored: the database refused it ({kind})"
+            blamed = PlayedGame(game.match, game.seats, game.result.with_output_fault(seat, detail))
+            try:
+                with transaction.atomic():
+                    record_games_locked([blamed])
+            except REFUSED_VALUE_ERRORS:
+                continue
+            log.warning("match %s: seat %s charged a fault: its output could not be stored", game.match.pk, seat)
+            recorded.append(blamed)
+            break
+        else:
+            log.error("match %s: the database refused its result whoever's output is dropped: %s", game.match.pk, kind)
+            do_fail_match(game.match.pk, f"the result could not be stored: {kind}: {refused}", game.match.claim_token)
+    return recorded
 
 
 def record_games_locked(games: Sequence[PlayedGame]) -> None:
@@ -77,8 +130,8 @@ def record_games_locked(games: Sequence[PlayedGame]) -> None:
         for seat, played in zip(game.seats, game.result.seats, strict=True):
             seat.rank, seat.score = played.rank, played.score
             seat.fault = played.fault.cause.value if played.fault else ""
-            seat.fault_detail = played.fault.detail[:2000] if played.fault else ""
-            seat.stderr = played.stderr[-64 * 1024 :]
+            seat.fault_detail = played.fault.detail if played.fault else ""  # (a Fault's detail is clean: bots.text)
+            seat.stderr = clean_text(played.stderr, STDERR_MAX_CHARS, keep="tail")  # (the runner's is clean already)
             seat.moves, seat.time_ms = played.moves, played.time_ms
             seat_rows.append([seat.pk, *(getattr(seat, f) for f in SEAT_RESULT_FIELDS)])
     update_rows(Seat, SEAT_RESULT_FIELDS, seat_rows)

@@ -1,17 +1,20 @@
-"""Series: games a worker plays in a row with the same bot processes, claimed together and recorded in one
-transaction (docs/decisions.md, "Series"; the runner's side is bots/runner/series.py).
+"""Series: games a worker plays in a row with the same bot processes, claimed together and recorded in batches as
+they are played (docs/decisions.md, "Series"; the runner's side is bots/runner/series.py).
 
 Every game of a series is a ``Match`` row of its own (its seed, seats, replay, rating changes); ``Match.series`` ties
 them. A series is claimed as a whole: one conditional UPDATE stamps all its waiting games with one token and lease.
-Recording takes one transaction for all the games played, applying the ratings game by game in order, so the history
-``recompute_ratings`` replays is exactly the one recorded. A fault ends the series: the games it did not play move to a
-new series (fresh processes) and are queued again. A worker killed mid-series records nothing of it: its leases run
-out, the sweeper queues the games again, and they are re-run (each game is counted once, when it is recorded).
+The worker records the games that have finished whenever a second or two has passed since its last write, and at the
+end (a short series: one recording): each batch is one transaction, applying the ratings game by game in order, so the
+history ``recompute_ratings`` replays is exactly the one recorded. A fault ends the series: the games it did not play
+move to a new series (fresh processes) and are queued again. A worker killed (or out of time) mid-series keeps the
+games it recorded; the others' leases run out or are released, and they are played again (each game is counted once,
+when it is recorded).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,7 +29,12 @@ from league.models import Bot, BotVersion, Match, MatchSeries, Seat
 from league.services import outbox
 from league.services.errors import HOUR
 from league.services.matches import ClaimedSeat, _lease_until, claim_matches, do_fail_match
-from league.services.recording import PlayedGame, record_games_locked
+from league.services.recording import (
+    REFUSED_VALUE_ERRORS,
+    PlayedGame,
+    record_games_isolated,
+    record_games_locked,
+)
 
 log = logging.getLogger(__name__)
 
@@ -195,16 +203,36 @@ def do_renew_series_lease(series_id: int, claim_token: str) -> bool:
     )
 
 
-def do_record_series(series: ClaimedSeries, results: list[MatchResult], unplayed: list[int] | None = None) -> list[int]:
-    """Record the games a series played (``results``, in the order of ``series.games``) in one transaction: each as
-    ``do_record_match_result`` would, ratings applied game by game in order. The games not played (after a fault:
-    ``unplayed``, match ids) move to a new series and are queued again, for fresh processes. Returns the ids of the
-    matches recorded (a game this worker no longer holds, taken over by another, is left alone)."""
-    played = {game.match_id: result for game, result in zip(series.games, results, strict=False)}
+def do_record_series(
+    series: ClaimedSeries, results: Sequence[MatchResult], unplayed: list[int] | None = None, *, first: int = 0
+) -> list[int]:
+    """Record games a series played, in one transaction: ``results`` are those of ``series.games[first:]``, in order
+    (the worker records a series in batches as it is played: whatever finished since its last write). Each is
+    recorded as ``do_record_match_result`` would, ratings applied game by game in order. The games not played (after
+    a fault: ``unplayed``, match ids) move to a new series and are queued again, for fresh processes. Returns the ids
+    of the matches recorded (a game this worker no longer holds, taken over by another, is left alone).
+
+    Should the database refuse a value of one game (``recording.REFUSED_VALUE_ERRORS``), the transaction is
+    rolled back and the batch recorded again game by game (``record_games_isolated``): that game's bot is charged a
+    fault, the others are recorded as they are."""
+    try:
+        return _record_series(series, results, unplayed, first, isolated=False)
+    except REFUSED_VALUE_ERRORS as error:
+        log.warning("series %s: the database refused a result (%s); recording game by game", series.series_id, error)
+        return _record_series(series, results, unplayed, first, isolated=True)
+
+
+def _record_series(
+    series: ClaimedSeries, results: Sequence[MatchResult], unplayed: list[int] | None, first: int, *, isolated: bool
+) -> list[int]:
+    batch = series.games[first : first + len(results)]
+    played = {game.match_id: result for game, result in zip(batch, results, strict=True)}
+    if not played and not unplayed:
+        return []
     with transaction.atomic():
         seats_by_match: dict[int, list[Seat]] = {}
         for seat in (
-            Seat.objects.filter(match_id__in=[game.match_id for game in series.games])
+            Seat.objects.filter(match_id__in=list(played))
             .select_related("match", "match__round__tournament", "bot_version__bot")
             .defer("bot_version__archive", "match__replay_data")
             .select_for_update(of=("match",))
@@ -212,16 +240,18 @@ def do_record_series(series: ClaimedSeries, results: list[MatchResult], unplayed
         ):
             seats_by_match.setdefault(seat.match_id, []).append(seat)
         games = []
-        for game in series.games:
-            result = played.get(game.match_id)
+        for game in batch:
             seats = seats_by_match.get(game.match_id, [])
-            if result is None or not seats:
+            if not seats:
                 continue
             match = seats[0].match
             if match.status != Match.Status.RUNNING or match.claim_token != series.claim_token:
                 continue
-            games.append(PlayedGame(match, seats, result))
-        record_games_locked(games)
+            games.append(PlayedGame(match, seats, played[game.match_id]))
+        if isolated:
+            games = record_games_isolated(games)
+        else:
+            record_games_locked(games)
         recorded = [game.match.pk for game in games]
         if unplayed:
             _requeue_unplayed(series, unplayed)
