@@ -170,8 +170,8 @@ class Match(models.Model):
     round = models.ForeignKey(
         "Round", on_delete=models.PROTECT, null=True, blank=True, related_name="matches", editable=False
     )
-    # The series this game belongs to: played with its other games by the same bot processes and recorded with them
-    # in one transaction (league/services/series.py). None: a single match.
+    # The series this game belongs to: played with its other games by the same bot processes, recorded as they
+    # finish, in batches (league/services/series.py). None: a single match.
     series = models.ForeignKey(
         "MatchSeries", on_delete=models.SET_NULL, null=True, blank=True, related_name="matches", editable=False
     )
@@ -216,8 +216,8 @@ class Match(models.Model):
 
 class MatchSeries(models.Model):
     """Games a worker plays in a row with the same bot processes (the same versions in the same seats, each game its
-    own seed) and records in one transaction. A fault ends it: its unplayed games go to a new series, played by fresh
-    processes (league/services/series.py; docs/decisions.md, "Series")."""
+    own seed) and records as they finish, in batches. A fault ends it: its unplayed games go to a new series, played
+    by fresh processes (league/services/series.py; docs/decisions.md, "Series")."""
 
     game = models.CharField(max_length=40, choices=game_choices)
     created = models.DateTimeField(auto_now_add=True)

@@ -25,6 +25,7 @@ from bots.limits import Limits
 from bots.packaging import PackagingError
 from bots.results import BotSeat, MatchResult, fault_text
 from bots.runner import (
+    GameObserver,
     MoveObserver,
     PreparedMatch,
     PreparedSeries,
@@ -79,6 +80,10 @@ RECORD_TRIES = 4
 # A task that cannot even reach the database to claim or release its row is retried by Celery this many times
 # (with back-off); after that the row's own state (queued, or a lease that runs out) lets the sweeper take over.
 TASK_RETRIES = 8
+# A series' finished games are written whenever this long has passed since the last write, and at its end: a short
+# series costs one recording, as before, and a long or slow one keeps the games it played if its task runs out of
+# time (or its worker is killed) before the end.
+SERIES_RECORD_EVERY_S = 1.5
 T = TypeVar("T")
 AnyTask: TypeAlias = "Task[Any, Any]"  # a bound task's ``self`` (celery's Task is generic only to type checkers)
 
@@ -236,7 +241,7 @@ class _Held:
 
 class _HeldSeries:
     """A series this task has claimed (league/services/series.py): like ``_Held``, for all its games at once, played
-    by the same bot processes (bots.runner.prepare_series) and recorded in one transaction."""
+    by the same bot processes (bots.runner.prepare_series) and recorded as they finish (``_SeriesRecorder``)."""
 
     def __init__(self, series: ClaimedSeries) -> None:
         self.series, self.token = series, series.claim_token
@@ -255,12 +260,12 @@ class _HeldSeries:
             series.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits, observers=observers
         )
 
-    def play(self) -> SeriesResult:
+    def play(self, on_game: GameObserver | None = None) -> SeriesResult:
         if self.prepared is None:
             self.prepare()
         prepared, self.prepared = self.prepared, None
         assert prepared is not None
-        return prepared.play()
+        return prepared.play(on_game)
 
     def let_go(self) -> None:
         self.heartbeat.stop()
@@ -379,40 +384,75 @@ def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _Held
     return following
 
 
+class _SeriesRecorder:
+    """Records a series' games as they are played (the runner's ``GameObserver``): the games finished since the last
+    write once SERIES_RECORD_EVERY_S has passed, then the rest with ``finish``. Each write is one transaction
+    (``do_record_series``), written again if the database blinks; what it recorded stays recorded whatever happens to
+    the rest of the series."""
+
+    def __init__(self, held: _HeldSeries) -> None:
+        self.series, self.what = held.series, held.what
+        self.pending: list[MatchResult] = []
+        self.written = 0  # games of ``series.games`` already handed to do_record_series
+        self.recorded: list[int] = []
+        self.last_write = time.monotonic()
+
+    def __call__(self, index: int, result: MatchResult) -> None:
+        assert index == self.written + len(self.pending), "the runner reports the games in order"
+        self.pending.append(result)
+        if time.monotonic() - self.last_write >= SERIES_RECORD_EVERY_S:
+            self.write()
+
+    def finish(self, unplayed: list[int]) -> None:
+        """The last write: what is left, and the games a fault left unplayed (rescheduled)."""
+        self.write(unplayed)
+
+    def write(self, unplayed: list[int] | None = None) -> None:
+        results, first = self.pending, self.written
+        if not results and not unplayed:
+            return
+        first_id = self.series.games[first].match_id if results else self.series.games[0].match_id
+        faults.before_record(first_id)
+
+        def record() -> list[int]:
+            with faults.while_recording(first_id):
+                return do_record_series(self.series, results, unplayed, first=first)
+
+        self.recorded += _with_database_retries(self.what, record)
+        self.pending, self.written = [], first + len(results)
+        self.last_write = time.monotonic()
+
+
 def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> _Held | _HeldSeries | None:
-    """Play a claimed series and record it in one transaction (as ``_play_and_record`` does a match). A fault ends
-    the series: the games it did not play are rescheduled (``do_record_series``)."""
+    """Play a claimed series, recording its games as they finish (``_SeriesRecorder``), as ``_play_and_record`` does
+    a match. A fault ends the series: the games it did not play are rescheduled (``do_record_series``). Should the
+    task fail before the end (its time limit, the sandbox, the database), the games already recorded stay so and only
+    the others are handed back."""
     series, what = held.series, held.what
     first = series.games[0].match_id
     following: _Held | _HeldSeries | None = None
-    recorded: list[int] = []
+    recorder = _SeriesRecorder(held)
     try:
         try:
-            result = held.play()
-            faults.before_record(first)
+            result = held.play(recorder)
             following = chain.next()
             unplayed = [game.match_id for game in series.games[len(result.games) :]]
-
-            def record() -> list[int]:
-                with faults.while_recording(first):
-                    return do_record_series(series, result.games, unplayed)
-
-            recorded = _with_database_retries(what, record)
+            recorder.finish(unplayed)
         finally:
             held.let_go()
             # Recording deleted the recorded games' live rows; the rest (a game cut short, or none recorded) go here.
-            if left := [game.match_id for game in series.games if game.match_id not in recorded]:
+            if left := [game.match_id for game in series.games if game.match_id not in recorder.recorded]:
                 live.clear(*left)
         log.info(
             "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
             what,
-            len(recorded),
+            len(recorder.recorded),
             len(unplayed),
             result.restarts,
         )
     except INFRASTRUCTURE_ERRORS as error:
         _hand_back(following, f"the series before it in the worker's chain failed ({_describe(error)})")
-        log.warning("%s: attempt failed: %s", what, _describe(error))
+        log.warning("%s: attempt failed after %d games recorded: %s", what, len(recorder.recorded), _describe(error))
         try:
             held.release(_describe(error))
         except DATABASE_ERRORS as again:

@@ -21,7 +21,7 @@ from bots.limits import Limits
 from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
 from bots.runner.api import PreparedMatch, play_match, prepare_match
 from bots.runner.match import MoveObserver
-from bots.runner.series import PreparedSeries, SeriesGame, SeriesResult, prepare_series, run_series
+from bots.runner.series import GameObserver, PreparedSeries, SeriesGame, SeriesResult, prepare_series, run_series
 from bots.sandbox import SandboxError
 from games.replay import REPLAY_FORMAT
 
@@ -30,6 +30,7 @@ __all__ = [
     "BotSeat",
     "Fault",
     "FaultCause",
+    "GameObserver",
     "Limits",
     "MatchResult",
     "MoveObserver",

@@ -19,6 +19,7 @@ Two rules keep a series fair:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,12 @@ from bots.runner.match import Match, MoveObserver
 from bots.sandbox import get_sandbox
 from games.base import State
 
-__all__ = ["PreparedSeries", "SeriesGame", "SeriesResult", "prepare_series", "run_series"]
+__all__ = ["GameObserver", "PreparedSeries", "SeriesGame", "SeriesResult", "prepare_series", "run_series"]
+
+# Told of each game as soon as it is played (its index in the series and its result), on the series' own thread,
+# before the next game starts (the bots wait for their start message meanwhile, their clocks stopped): the worker
+# records finished games as it goes, so a series cut short keeps them. What it raises ends the series (bots torn down).
+GameObserver = Callable[[int, MatchResult], None]
 
 
 @dataclass(frozen=True)
@@ -146,8 +152,9 @@ class PreparedSeries:
         self._games = games
         self._states = states
 
-    def play(self) -> SeriesResult:
-        """Play the games in order; the bots are torn down at the end whatever happens."""
+    def play(self, on_game: GameObserver | None = None) -> SeriesResult:
+        """Play the games in order; the bots are torn down at the end whatever happens. ``on_game``: told of each
+        game as soon as it is played (``GameObserver``)."""
         match = self._first
         if match is None:
             raise RuntimeError("this series was already played or closed")
@@ -172,6 +179,8 @@ class PreparedSeries:
                 results.append(match.play(more=index + 1 < len(self._games)))
                 for seat in match.restarted:
                     restarts[seat] += 1
+                if on_game is not None:
+                    on_game(index, results[-1])
                 if not match.kept:
                     break
         finally:

@@ -1,7 +1,7 @@
 """Placement bursts and series, through the services and the database: a validated version's burst (opponents
-spread, seats rotated), series claimed and recorded in one transaction (ratings game by game, reproduced exactly by
-recompute_ratings), a fault rescheduling the rest, placement's lane in the claim order, and the progress the API and
-the bot page show. The games recorded are really played (the built-in players, in process)."""
+spread, seats rotated), series claimed and recorded, a batch in one transaction (ratings game by game, reproduced
+exactly by recompute_ratings), a fault rescheduling the rest, placement's lane in the claim order, and the progress
+the API and the bot page show. The games recorded are really played (the built-in players, in process)."""
 
 from __future__ import annotations
 

@@ -85,27 +85,65 @@ def test_a_worker_killed_in_the_middle_of_a_match_has_it_played_again_and_counte
     assert_league_consistent()
 
 
-def test_a_worker_killed_in_the_middle_of_a_series_has_it_re_run_and_every_game_counted_once(league, owner) -> None:
+def test_a_worker_killed_in_the_middle_of_a_series_keeps_the_games_it_recorded_and_the_rest_are_re_run_once(
+    league, owner
+) -> None:
     slow, rival = league_bot(owner, "slow", source=SLOW_BOT), league_bot(owner, "random", builtin="random")
     doomed = league.start()
-    series = do_create_series("love_letter", [slow, rival], seeds=[11, 12, 13])
+    series = do_create_series("love_letter", [slow, rival], seeds=[11, 12, 13, 14, 15, 16])
     games = list(series.matches.order_by("pk"))
     league.wait_for(
-        lambda: Match.objects.filter(series=series, claimed_by__startswith=league.name(doomed)).count() == 3,
+        lambda: Match.objects.filter(series=series, claimed_by__startswith=league.name(doomed)).count() == 6,
         30,
         "the first worker to claim the whole series",
     )
-    time.sleep(2.5)  # into the series: a game or so played, not recorded (a series is recorded in one transaction)
-    assert set(Match.objects.filter(series=series).values_list("status", flat=True)) == {Match.Status.RUNNING}
+    # Into the series: its finished games are recorded as it goes (every second or two), the rest still to play.
+    league.wait_for(
+        lambda: Match.objects.filter(series=series, status=Match.Status.FINISHED).exists(), 60, "a game recorded"
+    )
     league.kill(doomed)
+    kept = set(
+        Match.objects.filter(pk__in=[g.pk for g in games], status=Match.Status.FINISHED).values_list("pk", flat=True)
+    )
+    assert 0 < len(kept) < 6
 
-    survivor = league.start(beat=True)  # the sweeper queues the games again; their series is claimed whole again
-    league.wait_for(lambda: _finished(*games), 90, "the series to be played again")
+    survivor = league.start(beat=True)  # the sweeper queues the other games again; they are claimed as a series
+    league.wait_for(lambda: _finished(*games), 90, "the rest of the series to be played")
     for match in games:
         _counted_once(match)
-        assert match.attempts == 2 and match.claimed_by.startswith(league.name(survivor))
-    assert sorted(Rating.objects.filter(bot__in=[slow.bot, rival.bot]).values_list("games", flat=True)) == [3, 3]
-    assert f"series {series.pk} (3 games): claimed" in league.log(survivor)
+        if match.pk in kept:  # recorded before the kill: never played again
+            assert match.attempts == 1 and match.claimed_by.startswith(league.name(doomed))
+        else:
+            assert match.attempts == 2 and match.claimed_by.startswith(league.name(survivor))
+    assert sorted(Rating.objects.filter(bot__in=[slow.bot, rival.bot]).values_list("games", flat=True)) == [6, 6]
+    assert f"({6 - len(kept)} games): claimed" in league.log(survivor)
+    assert_league_consistent()
+
+
+def test_a_series_that_outlives_the_task_time_limit_keeps_its_finished_games_and_plays_only_the_rest(
+    league, owner
+) -> None:
+    slow, rival = league_bot(owner, "slow", source=SLOW_BOT), league_bot(owner, "random", builtin="random")
+    # A soft limit of 7 s for a series of a few seconds a game: each attempt records what it finished before the
+    # limit; the rest is handed back and played by the next attempt, and so on (before, every attempt recorded none).
+    worker = league.start(beat=True, CELERY_TASK_TIME_LIMIT="8", MATCH_MAX_ATTEMPTS="8", MATCH_RETRY_MAX_SECONDS="2")
+    series = do_create_series("love_letter", [slow, rival], seeds=list(range(51, 57)))
+    games = list(series.matches.order_by("pk"))
+    league.wait_for(
+        lambda: not Match.objects.filter(pk__in=[g.pk for g in games], status__in=["queued", "running"]).exists(),
+        150,
+        "the series to be played",
+    )
+    for match in games:
+        _counted_once(match)
+    attempts = [match.attempts for match in games]
+    assert attempts[0] == 1 and max(attempts) > 1 and attempts == sorted(attempts), attempts
+    assert sorted(Rating.objects.filter(bot__in=[slow.bot, rival.bot]).values_list("games", flat=True)) == [6, 6]
+    log = league.log(worker)
+    assert "SoftTimeLimitExceeded" in log and f"series {series.pk} (6 games): claimed" in log
+    recorded_first = sum(1 for n in attempts if n == 1)
+    assert f"attempt failed after {recorded_first} games recorded" in log
+    assert f"({6 - recorded_first} games): claimed" in log  # the next attempt claims only the games left
     assert_league_consistent()
 
 
