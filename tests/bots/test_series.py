@@ -205,3 +205,31 @@ def _alive(pid: int) -> bool:
         return "(zombie)" not in Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return False
+
+
+def test_each_game_is_reported_as_soon_as_it_is_played_and_a_failing_report_ends_the_series(
+    pile: str, tmp_path: Path
+) -> None:
+    code = _bot(tmp_path, "looping")
+    seats = [BotSeat("a", code_dir=code), BotSeat("b", builtin="random")]
+    reported: list[tuple[int, int, int]] = []  # (index, seed, games already in the result when it was reported)
+
+    with prepare_series(pile, seats, _games(51, 52, 53), limits=FAST) as prepared:
+        series = prepared.play(lambda index, game: reported.append((index, game.seed, len(reported))))
+    assert series.complete and reported == [(0, 51, 0), (1, 52, 1), (2, 53, 2)]
+
+    class RecordingFailed(Exception):
+        pass
+
+    def fail_on_second(index: int, game: object) -> None:
+        if index == 1:
+            raise RecordingFailed
+
+    with prepare_series(pile, seats, _games(61, 62, 63), limits=FAST) as prepared:
+        first = prepared._first
+        assert first is not None
+        uids = {conn.proc.uid for conn in first.conns.values()}
+        with pytest.raises(RecordingFailed):
+            prepared.play(fail_on_second)
+    assert wait_closed(10)  # the bots are torn down, the third game never started
+    assert not [p for p in slot_uid_processes() if p[1] in uids and _alive(p[0])]

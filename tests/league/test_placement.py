@@ -12,7 +12,7 @@ import random
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from django.db import connection
+from django.db import DataError, connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -21,7 +21,7 @@ from bots.results import BotSeat
 from bots.runner import SeriesGame, run_series
 from league.bot_status import bot_status, ordinal
 from league.invariants import check_league
-from league.models import Bot, BotVersion, Match, MatchSeries, Rating, RatingChange
+from league.models import Bot, BotVersion, Match, MatchSeries, Rating, RatingChange, Seat
 from league.services.bots import do_create_bot, do_record_validation
 from league.services.ladder import do_schedule_ladder, ladder_config
 from league.services.matches import do_claim_next_match
@@ -129,6 +129,34 @@ def test_a_series_is_recorded_in_one_transaction_and_recompute_reproduces_it(pla
         q["sql"] for q in queries.captured_queries if not q["sql"].upper().startswith(("SAVEPOINT", "RELEASE"))
     ]
     assert len(statements) == 10, statements
+
+
+def test_a_series_recorded_in_batches_survives_a_game_the_database_refuses(placing: BotVersion) -> None:
+    first = MatchSeries.objects.filter(placing_version=placing).order_by("pk").first()
+    assert first is not None
+    claimed = do_claim_series(first.pk, "w")
+    assert claimed is not None
+    results = _play(claimed)
+    seat = next(seat.number for seat in claimed.seats if seat.version_id == placing.pk)
+    results[1].seats[seat].stderr = "log REFUSED-HERE"
+
+    def refuse(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        if "REFUSED-HERE" in repr(params):
+            raise DataError("refused, as PostgreSQL refuses a NUL")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(refuse):
+        recorded = do_record_series(claimed, results[:3])
+        recorded += do_record_series(claimed, results[3:], first=3)
+    assert recorded == [game.match_id for game in claimed.games]  # every game, the refused one included
+    faults = [Seat.objects.get(match_id=game.match_id, number=seat).fault for game in claimed.games]
+    assert faults == ["", "malformed", "", "", "", ""]
+    refused = Seat.objects.get(match_id=claimed.games[1].match_id, number=seat)
+    assert "could not be stored" in refused.fault_detail and refused.stderr == ""
+    assert refused.rank == max(s.rank for s in Seat.objects.filter(match_id=claimed.games[1].match_id))
+    for game in claimed.games:
+        assert RatingChange.objects.filter(match_id=game.match_id).count() == len(claimed.seats)
+    assert "differ" not in _check_ratings().lower() and check_league().ok
 
 
 def test_a_fault_ends_the_series_and_its_other_games_are_rescheduled_on_fresh_processes(
