@@ -21,7 +21,7 @@ from bots import protocol
 from bots.limits import Limits
 from bots.results import Fault, FaultCause
 from bots.sandbox import BotProcess, SandboxError
-from bots.text import STDERR_MAX_CHARS, clean_text
+from bots.text import clean_text
 
 __all__ = ["Conn", "Pipes"]
 
@@ -86,7 +86,7 @@ class Conn:
         if dropped > 0:
             data += f"\n[... {dropped} bytes of stderr dropped ...]\n".encode()
         data += bytes(self.stderr_tail)
-        return clean_text(data, STDERR_MAX_CHARS, keep="tail")
+        return clean_text(data, len(data))  # (bounded already: the limits' head and tail, and the note between)
 
 
 class Pipes:
