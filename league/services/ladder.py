@@ -194,6 +194,7 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
                     seats={size: list(counts) for size, counts in (bot.ladder_seats or {}).items()},
                     in_flight=busy.get(bot_id, 0),
                     idle_seconds=max(0.0, (now - since).total_seconds()),
+                    owner=None if bot.is_builtin else bot.owner_id,  # one owner's bots never meet (league/pairing.py)
                 )
             )
         if not candidates:
