@@ -99,9 +99,7 @@ def _finish_queued() -> None:
     for match in Match.objects.filter(status=Match.Status.QUEUED).order_by("id"):
         do_claim_match(match.pk)
         seats = [{"rank": n + 1, "score": 0.0, "fault": None} for n in range(match.seats.count())]
-        assert do_record_match_result(
-            match.pk, runner_result({"seats": seats, "replay": {"moves": []}, "wall_ms": 1})
-        )
+        assert do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {"moves": []}, "wall_ms": 1}))
 
 
 @pytest.mark.parametrize("matchmaking", ["settle", "uncertainty", "random"])
