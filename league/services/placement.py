@@ -9,7 +9,8 @@ middle and the bottom), and the new version's seat rotates from series to series
 owners taking turns, tournaments never held up.
 
 The burst never seats two bots of one owner at a table (neither the new version with its owner's other bots nor
-two opponents of one owner): a rated game between them could be rigged (docs/ratings.md, One owner's bots never meet).
+two opponents of one owner): a rated game between them could be rigged (docs/ratings.md, "One owner's bots never
+meet").
 """
 
 from __future__ import annotations
