@@ -4,6 +4,7 @@ games to another owner's bot, that pair tops the admin's list of improbable pair
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from django.contrib.auth.models import User
@@ -64,8 +65,12 @@ def test_staff_see_the_improbable_pairs_and_others_are_refused(rigged: list[Bot]
     assert page.status_code == 200
     text = page.content.decode()
     assert str(rigged[0]) in text and str(rigged[5]) in text and "<strong>yes</strong>" in text
-    assert "id__in=" in text  # the row links to the pair's matches
+    link = re.search(r'href="(/admin/league/match/\?id__in=[0-9,]+)"', text)
+    assert link is not None  # the row links to the pair's matches, which the admin lists
+    matches = client.get(link.group(1))
+    assert matches.status_code == 200 and matches.context["cl"].result_count == 30
     assert client.get(URL, {"game": "<script>"}).status_code == 200  # an unknown game: every game
+    assert URL in client.get("/admin/league/match/").content.decode()  # linked from the matches' list
 
     client.force_login(alice)  # signed in, not staff
     refused = client.get(URL)
