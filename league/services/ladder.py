@@ -115,11 +115,12 @@ def do_schedule_ladder(rng: random.Random | None = None, games: list[str] | None
         .annotate(n=Count("id"))
         .values_list("game", "n")
     )
-    # A game without enough bots for a table gets no share of the capacity.
+    # A game without enough bots for a table gets no share of the capacity: counted as seats a table can fill, one
+    # per owner and every built-in player (one owner's bots never meet: league/pairing.py).
     playable = dict(
         _ladder_bots([config.game for config in configs])
         .values_list("game")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("owner", distinct=True, filter=Q(is_builtin=False)) + Count("id", filter=Q(is_builtin=True)))
         .values_list("game", "n")
     )
     configs = [config for config in configs if playable.get(config.game, 0) >= min(config.table_sizes)]

@@ -131,6 +131,20 @@ def test_one_owners_bots_alone_on_a_ladder_get_no_game(matchmaking: str, alice: 
     assert not Match.objects.exists()
 
 
+def test_a_game_where_only_one_owner_has_bots_takes_no_share_of_the_workers(alice: User, bob: User) -> None:
+    for name in "abcd":
+        _ready_bot(alice, name)  # Love Letter: only Alice's bots
+    ranczo = [do_create_bot(owner, "ranczo", "r", b"print('hi')\n", "bot.py") for owner in (alice, bob)]
+    for bot in ranczo:
+        do_record_validation(bot.versions.get().pk, True, "ok", "")
+    games = {GAME: {"series": 1}, "ranczo": {"table_sizes": [2], "series": 1}}
+    with override_settings(LADDER_GAMES=games, LADDER_WORKER_CAPACITY=1, LADDER_QUEUE_DEPTH=1):
+        for seed in range(8):  # whichever game the shuffle puts first, the one share goes to the game that can play
+            (match,) = do_schedule_ladder(random.Random(seed), games=[GAME, "ranczo"])
+            assert match.game == "ranczo"
+            Match.objects.update(status=Match.Status.FINISHED)
+
+
 # ----- placement ----------------------------------------------------------------------------------------------
 
 
