@@ -1,7 +1,15 @@
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
+
+from games.registry import GAMES
+from league import collusion
 from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat
 
 _VERSION_FIELDS = ("number", "status", "language", "builtin", "archive_size", "validation_log", "created")
@@ -56,6 +64,34 @@ class MatchAdmin(admin.ModelAdmin[Match]):
         "error",
     ]
     inlines = [SeatInline]
+
+    def get_urls(self) -> list[Any]:
+        collusion_url: URLPattern = path(
+            "collusion/", self.admin_site.admin_view(self.collusion_view), name="league_match_collusion"
+        )
+        return [collusion_url, *super().get_urls()]
+
+    def collusion_view(self, request: HttpRequest) -> TemplateResponse:
+        """Staff only (``admin_view`` sends anyone else to the login): the pairs whose head-to-head results are
+        improbable under the fitted ratings (league/collusion.py)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        game = request.GET.get("game", "")
+        chosen = [game] if game in GAMES else None
+        screening = collusion.improbable_pairs(chosen)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Improbable pairs",
+            "opts": self.model._meta,
+            "pairs": screening.pairs,
+            "tested": screening.tested,
+            "game": game if chosen else "",
+            "games": [(game_id, spec.title) for game_id, spec in GAMES.items()],
+            "recent": collusion.RECENT_MATCHES,
+            "min_games": collusion.MIN_GAMES,
+            "alpha": collusion.ALPHA,
+        }
+        return TemplateResponse(request, "league/collusion_admin.html", context)
 
 
 @admin.register(Rating)

@@ -20,6 +20,7 @@ from league.forms import BoundedModelMultipleChoiceField
 from league.models import Bot, BotVersion, Entry, Round, Tournament
 from league.services.errors import ServiceError
 from league.services.tournaments import (
+    check_owners,
     check_settings,
     do_cancel_tournament,
     do_create_tournament,
@@ -116,7 +117,7 @@ class TournamentForm(forms.ModelForm[Tournament]):
 
     class Meta:
         model = Tournament
-        fields = ["name", "game", "format", "rated"]
+        fields = ["name", "game", "format", "rated", "allow_same_owner"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -155,6 +156,7 @@ class TournamentForm(forms.ModelForm[Tournament]):
             if wrong := [bot for bot in data.get("bots", []) if bot.game != game]:
                 names = ", ".join(f"{bot} ({bot.game})" for bot in wrong)
                 raise ServiceError(f"these bots play another game than {game}: {names}")
+            check_owners(data.get("bots", []), bool(data.get("rated")), bool(data.get("allow_same_owner")))
         except ServiceError as error:
             raise forms.ValidationError(error.message) from None
         return data
@@ -269,14 +271,26 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
             return []
         if obj.status == Tournament.Status.DRAFT:
             return ["game"]
-        return ["name", "game", "format", "rated", "settings", "status", "paused", "seed", "started_at", "finished_at"]
+        return [
+            "name",
+            "game",
+            "format",
+            "rated",
+            "allow_same_owner",
+            "settings",
+            "status",
+            "paused",
+            "seed",
+            "started_at",
+            "finished_at",
+        ]
 
     def get_fieldsets(self, request: HttpRequest, obj: Tournament | None = None) -> Any:
         if obj is not None and obj.status != Tournament.Status.DRAFT:
-            fields = ["name", "game", "format", "rated", "settings", "status", "paused", "started_at", "finished_at"]
-            return [(None, {"fields": fields})]
+            fields = ["name", "game", "format", "rated", "allow_same_owner", "settings", "status", "paused"]
+            return [(None, {"fields": [*fields, "started_at", "finished_at"]})]
         return [
-            (None, {"fields": ["name", "game", "format", "rated", "bots"]}),
+            (None, {"fields": ["name", "game", "format", "rated", "allow_same_owner", "bots"]}),
             ("Settings (empty: the format's default)", {"fields": list(SETTING_FIELDS)}),
         ]
 
@@ -297,7 +311,13 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
         try:
             if change:
                 do_update_tournament(
-                    obj.pk, data["name"], data["format"], form.settings_json(), data["rated"], data["bots"]
+                    obj.pk,
+                    data["name"],
+                    data["format"],
+                    form.settings_json(),
+                    data["rated"],
+                    data["bots"],
+                    data["allow_same_owner"],
                 )
             else:
                 created = do_create_tournament(
@@ -308,6 +328,7 @@ class TournamentAdmin(admin.ModelAdmin[Tournament]):
                     form.settings_json(),
                     data["bots"],
                     data["rated"],
+                    data["allow_same_owner"],
                 )
                 obj.pk = created.pk
         except ServiceError as error:  # a race with a start: shown, nothing saved

@@ -390,6 +390,14 @@ class Tournament(models.Model):
     settings = models.JSONField(default=dict, blank=True)
     # Whether its games change ladder Elo; fixed at the start (recompute_ratings replays rated tournament games).
     rated = models.BooleanField(default=False)
+    # A rated tournament takes one bot per owner (built-in players aside) unless staff allow it here: two bots of
+    # one owner could rig the rated games between them (league/services/tournaments.py, check_owners).
+    allow_same_owner = models.BooleanField(
+        "one owner's bots may meet (rated)",
+        default=False,
+        help_text="Rated tournaments only: let one owner enter several bots; their games against each other then "
+        "change Elo too. Off: a second bot of the same owner is refused.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True)
     paused = models.BooleanField(default=False, help_text="A paused tournament starts no new games.")
     seed = models.BigIntegerField(help_text="Fixes the schedule and every game's deal.")

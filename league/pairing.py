@@ -41,6 +41,7 @@ class Candidate:
     seats: dict[str, list[int]] = field(default_factory=dict)
     in_flight: int = 0  # its ladder matches queued or running now
     idle_seconds: float = 0.0  # since its last ladder match was scheduled (or since it became eligible)
+    owner: int | None = None  # its owner's user id; None for a built-in player (nobody's: it may meet anyone)
 
     def seat_count(self, size: int, seat: int) -> int:
         counts = self.seats.get(str(size), [])
@@ -50,6 +51,28 @@ class Candidate:
         counts = self.seats.setdefault(str(size), [])
         counts.extend([0] * (size - len(counts)))
         counts[seat] += 1
+
+
+def same_owner(a: Candidate, b: Candidate) -> bool:
+    """Whether ``a`` and ``b`` may not share a table: two bots of one owner (built-in players never conflict)."""
+    return a.owner is not None and a.owner == b.owner
+
+
+def seatable(candidates: Sequence[Candidate]) -> int:
+    """The largest table ``candidates`` can fill without two bots of one owner: one per owner, every built-in."""
+    owners = {candidate.owner for candidate in candidates if candidate.owner is not None}
+    return len(owners) + sum(1 for candidate in candidates if candidate.owner is None)
+
+
+def unrelated(ordered: Sequence[Candidate], size: int, members: Sequence[Candidate] = ()) -> list[Candidate]:
+    """``members`` completed to ``size`` from ``ordered``, in that order, skipping a bot whose owner already sits."""
+    table = list(members)
+    for candidate in ordered:
+        if len(table) == size:
+            break
+        if all(candidate is not member and not same_owner(candidate, member) for member in table):
+            table.append(candidate)
+    return table
 
 
 def seat_table(table: list[Candidate]) -> None:
@@ -103,7 +126,7 @@ def plan_tables(
 
 def _plan_one(candidates: list[Candidate], policy: Policy, rng: random.Random) -> list[Candidate] | None:
     eligible = [candidate for candidate in candidates if candidate.in_flight < policy.max_in_flight]
-    sizes = [size for size in policy.table_sizes if size <= len(eligible)]
+    sizes = [size for size in policy.table_sizes if size <= seatable(eligible)]
     if not sizes:
         return None
     size = rng.choice(sizes)
@@ -114,9 +137,11 @@ def _plan_one(candidates: list[Candidate], policy: Policy, rng: random.Random) -
             (candidate for candidate in eligible if candidate is not focus),
             key=lambda c: abs(c.elo - focus.elo + rng.gauss(0, noise)) + IN_FLIGHT_ELO * c.in_flight,
         )
-        members = [focus, *others[: size - 1]]
+        members = unrelated(others, size, [focus])
     else:
         members = rng.sample(eligible, size)
+        if seatable(members) < size:  # two of one owner drawn: fill the table one owner at a time instead
+            members = unrelated(rng.sample(eligible, len(eligible)), size)
     return assign_seats(members, rng)
 
 

@@ -12,7 +12,8 @@ are the fitted rating and its sigma (``league.fitting``). Per table:
    is still uncertain after many direct games is settled faster through other opponents).
 3. **More seats**: each further seat goes to the bot with the highest such score summed over those already seated.
 
-The per-bot limit (``max_in_flight``) holds as today, and seats are assigned by ``pairing.assign_seats``.
+The per-bot limit (``max_in_flight``) holds as today, and seats are assigned by ``pairing.assign_seats``. As in
+``league.pairing``, two bots of one owner never share a table.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from league.fitting import swap_probability
-from league.pairing import Candidate, Policy, assign_seats, plan_tables, seat_table
+from league.pairing import Candidate, Policy, assign_seats, plan_tables, same_owner, seat_table, seatable
 from league.ratings import PROVISIONAL_GAMES
 
 # Pairs further apart than this in the fitted order are not considered as the table's first pair.
@@ -48,7 +49,7 @@ def plan_settling_tables(
     tables: list[list[Candidate]] = []
     for _ in range(count):
         eligible = [c for c in candidates if c.in_flight < policy.max_in_flight]
-        sizes = [size for size in policy.table_sizes if size <= len(eligible)]
+        sizes = [size for size in policy.table_sizes if size <= seatable(eligible)]
         if not sizes:
             break
         if any(c.games < PROVISIONAL_GAMES or c.idle_seconds >= policy.starve_seconds for c in eligible):
@@ -72,10 +73,13 @@ def _least_certain(
         (ordered[i], ordered[j])
         for i in range(len(ordered))
         for j in range(i + 1, min(len(ordered), i + 1 + NEIGHBOURS))
+        if not same_owner(ordered[i], ordered[j])
     ]
+    if not pairs:  # every neighbour belongs to the same owner: any two bots of different owners
+        pairs = [(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :] if not same_owner(a, b)]
     first = max(pairs, key=lambda pair: settle_score(pair[0], pair[1], together) + rng.uniform(0, 1e-9))
     members = list(first)
     while len(members) < size:
-        rest = [c for c in eligible if all(c is not m for m in members)]
+        rest = [c for c in eligible if all(c is not m and not same_owner(c, m) for m in members)]
         members.append(max(rest, key=lambda c: sum(settle_score(c, m, together) for m in members)))
     return members

@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     UNVALIDATED_VERSION = "unvalidated_version"
     INVALID_SETTINGS = "invalid_settings"
     DUPLICATE_ENTRY = "duplicate_entry"
+    SAME_OWNER = "same_owner"
     TOO_FEW_ENTRANTS = "too_few_entrants"
     NOT_DRAFT = "not_draft"
     ALREADY_STARTED = "already_started"

@@ -115,11 +115,12 @@ def do_schedule_ladder(rng: random.Random | None = None, games: list[str] | None
         .annotate(n=Count("id"))
         .values_list("game", "n")
     )
-    # A game without enough bots for a table gets no share of the capacity.
+    # A game without enough bots for a table gets no share of the capacity: counted as seats a table can fill, one
+    # per owner and every built-in player (one owner's bots never meet: league/pairing.py).
     playable = dict(
         _ladder_bots([config.game for config in configs])
         .values_list("game")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("owner", distinct=True, filter=Q(is_builtin=False)) + Count("id", filter=Q(is_builtin=True)))
         .values_list("game", "n")
     )
     configs = [config for config in configs if playable.get(config.game, 0) >= min(config.table_sizes)]
@@ -194,6 +195,7 @@ def _schedule_game(config: LadderConfig, count: int, rng: random.Random, now: da
                     seats={size: list(counts) for size, counts in (bot.ladder_seats or {}).items()},
                     in_flight=busy.get(bot_id, 0),
                     idle_seconds=max(0.0, (now - since).total_seconds()),
+                    owner=None if bot.is_builtin else bot.owner_id,  # one owner's bots never meet (league/pairing.py)
                 )
             )
         if not candidates:

@@ -7,12 +7,17 @@ the whole leaderboard (stratified by position: every series takes a different sl
 middle and the bottom), and the new version's seat rotates from series to series. Its games are ``placement`` matches
 (rated like the ladder's) claimed in placement's lane (``series.fair_series_order``): before ordinary ladder games,
 owners taking turns, tournaments never held up.
+
+The burst never seats two bots of one owner at a table (neither the new version with its owner's other bots nor
+two opponents of one owner): a rated game between them could be rigged (docs/ratings.md, "One owner's bots never
+meet").
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -51,7 +56,10 @@ def do_start_placement(version: BotVersion, rng: random.Random | None = None) ->
     config = ladder_config(bot.game)
     if settings.PLACEMENT_GAMES <= 0 or not config.enabled or not bot.is_active:
         return []
-    others = list(_ladder_bots([bot.game]).exclude(pk=bot.pk).select_related("rating").order_by("-rating__elo", "id"))
+    ladder = _ladder_bots([bot.game]).exclude(pk=bot.pk)
+    if not bot.is_builtin:  # its owner's other bots are never its opponents (a rated game they could rig)
+        ladder = ladder.exclude(owner_id=bot.owner_id, is_builtin=False)
+    others = list(ladder.select_related("rating").order_by("-rating__elo", "id"))
     if not others:
         return []
     newest: dict[int, BotVersion] = {}
@@ -59,8 +67,10 @@ def do_start_placement(version: BotVersion, rng: random.Random | None = None) ->
     for candidate in ready.order_by("bot_id", "-number"):
         newest.setdefault(candidate.bot_id, candidate)
     board = [newest[other.pk] for other in others if other.pk in newest]
-    sizes = [size for size in config.table_sizes if size - 1 <= len(board)] or [min(config.table_sizes)]
-    if sizes[0] - 1 > len(board):
+    owners = {other.pk: None if other.is_builtin else other.owner_id for other in others}
+    room = owner_count(board, owners)  # the most opponents one table can take: one per owner, every built-in
+    sizes = [size for size in config.table_sizes if size - 1 <= room] or [min(config.table_sizes)]
+    if sizes[0] - 1 > room:
         return []
     per_series = max(1, settings.SERIES_GAMES)
     count = math.ceil(settings.PLACEMENT_GAMES / per_series)
@@ -70,7 +80,7 @@ def do_start_placement(version: BotVersion, rng: random.Random | None = None) ->
     at_size: dict[int, int] = {}
     for index in range(count):
         size = sizes[index % len(sizes)]
-        opponents = spread(board, size - 1, index, count)
+        opponents = spread(board, size - 1, index, count, owners)
         seat = at_size.get(size, 0) % size  # its seat rotates at each table size
         at_size[size] = at_size.get(size, 0) + 1
         versions = [*opponents[:seat], version, *opponents[seat:]]
@@ -89,10 +99,15 @@ def do_start_placement(version: BotVersion, rng: random.Random | None = None) ->
     return created
 
 
-def spread(board: list[BotVersion], seats: int, index: int, count: int) -> list[BotVersion]:
+def spread(
+    board: list[BotVersion], seats: int, index: int, count: int, owners: Mapping[int, int | None] | None = None
+) -> list[BotVersion]:
     """``seats`` opponents for series ``index`` of ``count``, from ``board`` (best first): the board is cut into
     ``count * seats`` strata and this series takes one in every ``count``, shifted by ``index``, so that the burst
-    as a whole meets every part of the leaderboard and one table never holds two from the same part."""
+    as a whole meets every part of the leaderboard and one table never holds two from the same part. ``owners``
+    maps a bot id to its owner's id (None: a built-in player): a table never holds two bots of one owner (the
+    board must have at least ``seats`` owners, ``owner_count``)."""
+    owners = owners or {}
     strata = count * seats
     picks = []
     for k in range(seats):
@@ -101,10 +116,23 @@ def spread(board: list[BotVersion], seats: int, index: int, count: int) -> list[
         picks.append(position)
     chosen: list[BotVersion] = []
     for position in picks:  # (a small board: skip to the next unchosen bot rather than seat one twice)
-        while board[position] in chosen:
+        while board[position] in chosen or _owner_taken(board[position], chosen, owners):
             position = (position + 1) % len(board)
         chosen.append(board[position])
     return chosen
+
+
+def _owner_taken(version: BotVersion, chosen: list[BotVersion], owners: Mapping[int, int | None]) -> bool:
+    if not owners:
+        return False
+    owner = owners.get(version.bot_id)
+    return owner is not None and any(owners.get(other.bot_id) == owner for other in chosen)
+
+
+def owner_count(board: list[BotVersion], owners: Mapping[int, int | None]) -> int:
+    """How many of ``board`` can sit at one table: one bot per owner, and every built-in player."""
+    keys = [owners.get(version.bot_id) for version in board]
+    return len({key for key in keys if key is not None}) + keys.count(None)
 
 
 def placement_progress(bot: Bot) -> Placement | None:
@@ -159,6 +187,7 @@ __all__ = [
     "after_placement",
     "do_start_placement",
     "leaderboard_rank",
+    "owner_count",
     "placement_finished",
     "placement_progress",
     "spread",

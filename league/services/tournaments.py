@@ -75,6 +75,25 @@ def _bots(game: str, bots: Iterable[Bot | int]) -> list[Bot]:
     return [found[bot_id] for bot_id in ids]
 
 
+def check_owners(bots: Iterable[Bot], rated: bool, allow_same_owner: bool = False) -> None:
+    """A rated tournament takes one bot per owner (400 ``same_owner``, naming them), unless staff allowed it: the
+    games between two bots of one owner change Elo, and one could throw them to the other. Built-in players are
+    nobody's (several may enter); an unrated tournament takes any bots."""
+    if not rated or allow_same_owner:
+        return
+    by_owner: dict[int, list[Bot]] = defaultdict(list)
+    for bot in bots:
+        if not bot.is_builtin:
+            by_owner[bot.owner_id].append(bot)
+    if clashes := [group for group in by_owner.values() if len(group) > 1]:
+        names = "; ".join(", ".join(str(bot) for bot in group) for group in clashes)
+        raise ServiceError(
+            f"a rated tournament takes one bot per owner: {names} have the same owner. Enter one of them, make "
+            "the tournament unrated, or let staff allow it (“one owner's bots may meet”)",
+            code=ErrorCode.SAME_OWNER,
+        )
+
+
 def do_create_tournament(
     user: AbstractBaseUser | None,
     game: str,
@@ -83,6 +102,7 @@ def do_create_tournament(
     settings: dict[str, Any] | None = None,
     bots: Iterable[Bot | int] = (),
     rated: bool = False,
+    allow_same_owner: bool = False,
 ) -> Tournament:
     """A draft tournament with its entrants. Nothing is stored if anything is wrong (400)."""
     name = (name or "").strip()
@@ -90,6 +110,7 @@ def do_create_tournament(
         raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
     checked = check_settings(game, fmt, settings)
     entrants = _bots(game, bots)
+    check_owners(entrants, bool(rated), allow_same_owner)
     with transaction.atomic():
         tournament = Tournament.objects.create(
             game=game,
@@ -97,6 +118,7 @@ def do_create_tournament(
             format=fmt,
             settings=checked.to_json(),
             rated=bool(rated),
+            allow_same_owner=bool(allow_same_owner),
             seed=secrets.randbits(63),  # a secret: every game seed is derived from it one way (tf.match_seed)
             created_by_id=user.pk if user is not None and user.is_authenticated else None,
         )
@@ -128,8 +150,10 @@ def do_update_tournament(
     settings: dict[str, Any] | None = None,
     rated: bool | None = None,
     bots: Iterable[Bot | int] | None = None,
+    allow_same_owner: bool | None = None,
 ) -> Tournament:
-    """Change a draft: its name, format, settings, ``rated``, or the whole list of entrants (409 once started)."""
+    """Change a draft: its name, format, settings, ``rated``, ``allow_same_owner``, or the whole list of entrants
+    (409 once started; 400 and nothing changed if the result breaks the one-bot-per-owner rule)."""
     with transaction.atomic():
         locked = _draft(tournament)
         if name is not None:
@@ -142,6 +166,8 @@ def do_update_tournament(
         ).to_json()
         if rated is not None:
             locked.rated = rated
+        if allow_same_owner is not None:
+            locked.allow_same_owner = allow_same_owner
         locked.save()
         if bots is not None:
             entrants = _bots(locked.game, bots)
@@ -149,7 +175,12 @@ def do_update_tournament(
             locked.entries.exclude(bot_id__in=keep).delete()
             have = set(locked.entries.values_list("bot_id", flat=True))
             Entry.objects.bulk_create(Entry(tournament=locked, bot=bot) for bot in entrants if bot.pk not in have)
+        check_owners(_entrants(locked), locked.rated, locked.allow_same_owner)  # (raising undoes the changes)
     return locked
+
+
+def _entrants(tournament: Tournament) -> list[Bot]:
+    return list(Bot.objects.filter(tournament_entries__tournament=tournament).select_related("owner").order_by("id"))
 
 
 def do_add_entry(tournament: Tournament | int, bot: Bot | int, version: BotVersion | int | None = None) -> Entry:
@@ -167,6 +198,7 @@ def do_add_entry(tournament: Tournament | int, bot: Bot | int, version: BotVersi
         entry, created = Entry.objects.get_or_create(tournament=locked, bot=found, defaults={"bot_version": pinned})
         if not created:
             raise ServiceError(f"{found} is already entered", code=ErrorCode.DUPLICATE_ENTRY, status=409)
+        check_owners(_entrants(locked), locked.rated, locked.allow_same_owner)
     return entry
 
 
@@ -212,6 +244,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
         if others := [entry.bot for entry in entries if entry.bot.game != locked.game]:
             names = ", ".join(f"{bot} ({bot.game})" for bot in others)
             raise ServiceError(f"these bots play another game than {locked.game}: {names}", code=ErrorCode.WRONG_GAME)
+        check_owners([entry.bot for entry in entries], locked.rated, locked.allow_same_owner)
         _pin_versions(entries)
         entries.sort(key=lambda entry: (-entry.bot.shown_elo, entry.pk))  # seeded by the Elo the league shows
         for seed, entry in enumerate(entries, start=1):

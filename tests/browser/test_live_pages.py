@@ -19,7 +19,7 @@ def test_a_tournaments_standings_and_the_leaderboard_update_without_a_reload(
     open_tab: Callable[..., Tab], live_server
 ) -> None:
     staff = User.objects.create_user("staff", is_staff=True)
-    bots = make_bots(staff, "love_letter", 4)
+    bots = make_bots(None, "love_letter", 4)  # one owner each: a rated tournament takes one bot per owner
     tournament = do_create_tournament(staff, "love_letter", "Cup", "round_robin", {}, bots, rated=True)
     do_start_tournament(tournament)
     standings, board = open_tab(), open_tab()

@@ -13,9 +13,10 @@ from tests.results import runner_result
 
 
 def league(bots: int, game: str = "love_letter", owner: str = "fits") -> list[Bot]:
-    user = User.objects.create(username=owner)
+    """``bots`` ready bots, each of its own owner (``owner``0, ``owner``1, ...): one owner's bots never meet."""
     made = []
     for n in range(bots):
+        user = User.objects.create(username=f"{owner}{n}")
         bot = Bot.objects.create(owner=user, game=game, name=f"bot{n}")
         Rating.objects.create(bot=bot)
         BotVersion.objects.create(bot=bot, number=1, builtin="random", status=BotVersion.Status.READY)

@@ -6,6 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 from django.test.utils import override_settings
 from django.utils import timezone
@@ -31,6 +32,11 @@ def _ready_bot(owner, name: str, game: str = "love_letter") -> Bot:
     return bot
 
 
+def _owned_bots(names: str, game: str = "love_letter") -> list[Bot]:
+    """One ready bot per name, each of its own owner (one owner's bots never meet on the ladder)."""
+    return [_ready_bot(User.objects.create_user(f"owner-{name}"), name, game) for name in names]
+
+
 def _finish_all(ranks_of=lambda match: None) -> None:  # type: ignore[no-untyped-def]
     for match in Match.objects.filter(status=Match.Status.QUEUED).order_by("id"):
         do_claim_match(match.pk)
@@ -53,8 +59,7 @@ def _ladder(game: str = "love_letter") -> list[Match]:
 
 @override_settings(LADDER_WORKER_CAPACITY=3, LADDER_QUEUE_DEPTH=10)
 def test_the_queue_never_outgrows_the_workers(alice) -> None:
-    for name in "abcdef":
-        _ready_bot(alice, name)
+    _owned_bots("abcdef")
     do_register_builtin_bots(["high_society"])
     assert len(do_schedule_ladder(random.Random(1))) == 3
     assert do_schedule_ladder(random.Random(2)) == []
@@ -70,8 +75,7 @@ def test_the_queue_never_outgrows_the_workers(alice) -> None:
     LADDER_QUEUE_DEPTH=10, LADDER_WORKER_CAPACITY=50, LADDER_GAMES={"love_letter": {"games_per_hour": 4}}
 )
 def test_games_per_hour_caps_a_game(alice) -> None:
-    for name in "abcd":
-        _ready_bot(alice, name)
+    _owned_bots("abcd")
     assert len(_ladder()) == 4
     _finish_all()
     assert _ladder() == []
@@ -83,8 +87,7 @@ def test_games_per_hour_caps_a_game(alice) -> None:
     LADDER_GAMES={"love_letter": {"table_sizes": [3], "time_control": {"move_ms": 500, "bank_ms": 2000}}}
 )
 def test_table_sizes_and_time_controls_come_from_the_game_settings(alice) -> None:
-    for name in "abcd":
-        _ready_bot(alice, name)
+    _owned_bots("abcd")
     matches = _ladder()
     assert matches and all(m.seats.count() == 3 for m in matches)
     assert all(m.time_control == {"move_ms": 500, "bank_ms": 2000} for m in matches)
@@ -147,8 +150,7 @@ def test_a_version_validated_out_of_order_does_not_replace_a_newer_one(alice) ->
 # Series of 2: seats are counted per table, not per game (the game's own 12 would only make the test slow).
 @override_settings(LADDER_QUEUE_DEPTH=3, LADDER_WORKER_CAPACITY=3, LADDER_GAMES={"love_letter": {"series": 2}})
 def test_seat_counts_are_kept_and_evened_out(alice) -> None:
-    for name in "abcd":
-        _ready_bot(alice, name)
+    _owned_bots("abcd")
     for _ in range(40):
         _ladder()
         _finish_all()

@@ -481,7 +481,7 @@ def test_tournament_games_leave_ladder_elo_alone_by_default(staff) -> None:
 
 
 def test_a_rated_tournament_changes_elo_and_the_recompute_agrees(staff) -> None:
-    bots = make_bots(staff, "love_letter", 3)
+    bots = make_bots(None, "love_letter", 3)  # one owner each: a rated tournament takes one bot per owner
     Rating.objects.update(elo=1500)
     tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {}, bots, rated=True)
     do_start_tournament(tournament)

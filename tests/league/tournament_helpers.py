@@ -15,12 +15,14 @@ from league.services.tournaments import do_advance_tournament
 from tests.results import runner_result
 
 
-def make_bots(owner: User, game: str, count: int, prefix: str = "bot") -> list[Bot]:
+def make_bots(owner: User | None, game: str, count: int, prefix: str = "bot") -> list[Bot]:
     """``count`` ready bots (built-in versions, as do_register_builtin_bots makes them), Elo falling with the index,
-    so bot 0 is seed 1."""
+    so bot 0 is seed 1. ``owner=None``: each bot of its own owner (``<prefix><index>-owner``), as a rated tournament
+    takes one bot per owner."""
     bots = []
     for index in range(count):
-        bot = Bot.objects.create(owner=owner, game=game, name=f"{prefix}{index}")
+        mine = owner or User.objects.create_user(f"{prefix}{index}-owner")
+        bot = Bot.objects.create(owner=mine, game=game, name=f"{prefix}{index}")
         Rating.objects.create(bot=bot, elo=1800 - 10 * index)
         BotVersion.objects.create(
             bot=bot,
