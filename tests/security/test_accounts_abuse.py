@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.core import mail, signing
 
 from league.models import ApiToken, Bot
+from league.services.accounts import verification_key
 from league.services.bots import do_create_bot
 from league.services.tokens import do_create_token
 from tests.conftest import EXAMPLE_BOT
@@ -238,8 +239,6 @@ def test_an_expired_link_is_refused_and_a_new_one_can_be_asked_for(
     user = User.objects.create_user("kate", "kate@example.org", RIGHT)
     now = time.time()
     monkeypatch.setattr(signing.time, "time", lambda: now - settings.EMAIL_VERIFICATION_TIMEOUT - 60)
-    from league.services.accounts import verification_key
-
     old_key = verification_key(user)
     monkeypatch.undo()
     expired = requests.get(f"{site}/account/verify-email/{old_key}/", timeout=10)
