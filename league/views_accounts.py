@@ -19,7 +19,7 @@ from django.core.mail import send_mail
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from league import visibility
@@ -92,12 +92,6 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         response = super().form_valid(form)
         reset_login_failures(username=form.user.get_username())
         return response
-
-
-class PasswordChangeView(auth_views.PasswordChangeView):
-    """Django's view (the current session stays signed in; every other session of the user ends)."""
-
-    success_url = reverse_lazy("password_change_done")
 
 
 # ----- e-mail verification -------------------------------------------------------------------------------------
