@@ -11,3 +11,13 @@ django_stubs_ext.monkeypatch()
 
 class LeagueConfig(AppConfig):
     name = "league"
+
+    def ready(self) -> None:
+        from django.contrib.auth.models import User
+        from django.db.models.signals import post_save
+
+        from league.services.accounts import revoke_tokens_on_new_password
+
+        post_save.connect(
+            revoke_tokens_on_new_password, sender=User, dispatch_uid="league.revoke_tokens_on_new_password"
+        )

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any, TypeVar, cast
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
@@ -79,6 +80,12 @@ class SignupForm(UserCreationForm[User]):
 
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]  # django-stubs omits this Meta
         fields = ("username", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if settings.REQUIRE_EMAIL_VERIFICATION:  # uploading needs the address verified: a link is mailed to it
+            email = self.fields["email"]
+            email.required, email.help_text = True, "We mail you a link to verify it before you can upload a bot."
 
 
 class ChallengeForm(forms.Form):

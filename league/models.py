@@ -610,5 +610,6 @@ class FitSnapshot(models.Model):
         indexes = [models.Index(fields=["bot", "id"], name="fitsnapshot_bot")]
 
 
+from league.account_models import VerifiedEmail as VerifiedEmail  # noqa: E402  (its own module, as Table)
 from league.live_models import LiveMatch as LiveMatch  # noqa: E402  (its own module, as Table)
 from league.table_models import Table as Table  # noqa: E402  (its own module; one app, one set of migrations)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from league import views, views_authors, views_tables, views_tournaments, views_watch
+from league import views, views_accounts, views_authors, views_tables, views_tournaments, views_watch
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -37,7 +37,9 @@ urlpatterns = [
     path("tables/<int:pk>/frames/", views_tables.table_frames, name="table-frames"),
     path("tables/<int:pk>/replay.json", views_tables.table_replay, name="table-replay"),
     path("account/tables/", views_tables.my_tables, name="my-tables"),
-    path("account/signup/", views.signup, name="signup"),
+    path("account/signup/", views_accounts.signup, name="signup"),
+    path("account/verify-email/", views_accounts.verify_email, name="verify-email"),
+    path("account/verify-email/<str:key>/", views_accounts.verify_email_link, name="verify-email-link"),
     path("account/bots/", views.my_bots, name="my-bots"),
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),

@@ -8,7 +8,6 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
@@ -26,7 +25,7 @@ from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league import cache_headers, caching, disclosure, live, ratings, visibility
 from league.bot_status import bot_status
-from league.forms import BotUploadForm, SignupForm, TokenForm, VersionUploadForm
+from league.forms import BotUploadForm, TokenForm, VersionUploadForm
 from league.models import Bot, BotVersion, FittedRating, Match, RatingFit, Seat
 from league.queries import (
     SORTS,
@@ -42,6 +41,7 @@ from league.queries import (
     versions_with_games,
 )
 from league.services import fits
+from league.services.accounts import may_upload
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.services.errors import RateLimited, ServiceError
 from league.services.placement import placement_progress
@@ -54,7 +54,6 @@ ACTIVITY_SECONDS = 10  # a playing bot's page asks for its recent matches this o
 BOARD_SECONDS = 10  # a leaderboard page asks for its board this often
 
 MY_TABLES_SHOWN = 5  # the account page's latest games against the bots; /account/tables/ lists them all
-PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
 HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 
 
@@ -459,6 +458,8 @@ def _upload_bytes(form: BotUploadForm | VersionUploadForm) -> tuple[bytes, str]:
 
 @login_required
 def bot_new(request: HttpRequest) -> HttpResponse:
+    if not may_upload(visibility.signed_in(request.user)):
+        return _verify_email_first(request)
     form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": request.GET.get("game")})
     if request.method == "POST" and form.is_valid():
         try:
@@ -480,6 +481,11 @@ def bot_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Uploaded. Your bot is being validated by a smoke match in the sandbox.")
             return redirect(bot)
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _verify_email_first(request: HttpRequest) -> HttpResponse:
+    """An upload by a user who must verify their e-mail address first (REQUIRE_EMAIL_VERIFICATION): 403, and how."""
+    return render(request, "registration/verify_email_needed.html", status=403)
 
 
 MY_FAULTS_SHOWN = 3  # the latest faults of each bot on its owner's list; its page has them all
@@ -541,6 +547,8 @@ def bot_version_new(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot, pk=pk)
     if bot.owner_id != request.user.pk:
         raise PermissionDenied
+    if not may_upload(visibility.signed_in(request.user)):
+        return _verify_email_first(request)
     form = VersionUploadForm(request.POST, request.FILES)
     if form.is_valid():
         try:
@@ -556,16 +564,6 @@ def bot_version_new(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.error(request, "Choose a file to upload.")
     return redirect(bot)
-
-
-def signup(request: HttpRequest) -> HttpResponse:
-    form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend=PASSWORD_BACKEND)
-        messages.success(request, f"Welcome to Parlour, {user.username}!")
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @login_required

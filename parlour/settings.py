@@ -426,26 +426,37 @@ CACHES = {
 }
 
 # ----- Accounts, headers and deployment (docs/security.md) ---------------------------------------------------
-# Log-in throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords for one account, or from one address over any
-# accounts, lock that account or address out of the log-in form and the admin's for LOGIN_COOLOFF_MINUTES (429 and a
-# page that says so; the right password is refused too). `manage.py axes_reset` lifts every lock-out at once.
+# Log-in throttling (django-axes): LOGIN_FAILURE_LIMIT wrong passwords from one address, for one account or over any
+# accounts, lock that address out of the log-in form and the admin's for LOGIN_COOLOFF_MINUTES (429 and a page that
+# says so). Never the account itself: its owner, from another address, still logs in (usernames are public, so a lock
+# on the account alone lets anyone lock anyone out). `manage.py axes_reset` lifts every lock-out at once.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out account or address before any password check
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = [["username"], ["ip_address"]]  # each counted on its own: per account, and per address
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], ["ip_address"]]  # per account from one address; per address
 # Failures are forgotten only after the cool-off, never on a successful log-in: with per-address counting that would
 # let a stranger wipe the count of their guesses at another account by logging in to their own.
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "league.views_accounts.locked_out"  # 429, Retry-After, registration/locked_out.html
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins (and their addresses) are not kept
-# The client's address (league/views_accounts.py, client_address): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT
+# The client's address (league/account_limits.py, client_address): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT
 # reverse proxies that each append to X-Forwarded-For, the address the outermost one saw.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
-AXES_CLIENT_IP_CALLABLE = "league.views_accounts.client_address"
+AXES_CLIENT_IP_CALLABLE = "league.account_limits.client_address"
+# Per address and per hour (league/account_limits.py, django-ratelimit in the default cache: shared by every web
+# process when CACHE_URL is set): accounts created, password resets asked for (429 and a page past either), and mails
+# of each kind (reset, verification) sent to one e-mail address (past it the same page as a success, and no mail).
+SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 3, minimum=1)
+PASSWORD_RESETS_PER_HOUR = env_int("PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
+MAILS_PER_RECIPIENT_PER_HOUR = env_int("MAILS_PER_RECIPIENT_PER_HOUR", 3, minimum=1)
+# Uploading a bot (site and API, new versions too) needs a verified e-mail address: sign-up mails a signed link valid
+# EMAIL_VERIFICATION_TIMEOUT seconds. Off by default so `make run` needs no mail; .env.production.example turns it on.
+REQUIRE_EMAIL_VERIFICATION = env_bool("REQUIRE_EMAIL_VERIFICATION", False)
+EMAIL_VERIFICATION_TIMEOUT = env_int("EMAIL_VERIFICATION_TIMEOUT", 3 * 24 * 3600, minimum=3600)
 
 # Password reset by e-mail (Django's views). Mail goes to the console unless EMAIL_HOST names an SMTP server.
 EMAIL_HOST = env_str("EMAIL_HOST")

@@ -15,7 +15,10 @@ urlpatterns = [
     path("", include("league.urls")),
     path("account/login/", auth_views.LoginView.as_view(), name="login"),
     path("account/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("account/password-reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    # Django's view: the session that changes the password stays signed in, every other one ends.
+    path("account/password/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("account/password/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("account/password-reset/", views_accounts.PasswordResetView.as_view(), name="password_reset"),
     path("account/password-reset/sent/", auth_views.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "account/password-reset/<uidb64>/<token>/",

@@ -415,12 +415,13 @@ class MeView(APIView):
         examples=[OpenApiExample("A token for a laptop", value={"name": "laptop"}, request_only=True)],
         summary="Create an API token (its key is shown once)",
         request={"application/json": serializers.TokenCreateSerializer},
-        responses={201: serializers.NewTokenSerializer, **errors(400, 401)},
+        responses={201: serializers.NewTokenSerializer, **errors(400, 401, 403)},
     ),
     destroy=extend_schema(summary="Revoke an API token", parameters=[ID], responses={204: None, **errors(401, 404)}),
 )
 class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
-    """Your API tokens: list them (never their keys), create one (its key is shown once, in the answer), revoke one."""
+    """Your API tokens: list them (never their keys), create one (its key is shown once, in the answer), revoke one.
+    Creating needs a signed-in session (a token cannot mint tokens); a token may list and revoke its user's tokens."""
 
     permission_classes = [IsAuthenticated]
     serializer_class = serializers.TokenSerializer
@@ -434,6 +435,12 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
         return cache_headers.private(super().list(request, *args, **kwargs))
 
     def create(self, request: Request) -> Response:
+        if isinstance(request.auth, ApiToken):  # a stolen token must not outlive its own revocation
+            raise ServiceError(
+                "tokens are created by a signed-in session (the site's API tokens page), not with a token",
+                code=ErrorCode.SESSION_REQUIRED,
+                status=403,
+            )
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         token, key = do_create_token(visibility.signed_in(request.user), form.validated_data["name"])

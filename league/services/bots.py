@@ -15,6 +15,7 @@ from games.registry import GAMES, builtin_players
 from league.models import Bot, BotVersion, Rating
 from league.reasons import public_reason
 from league.services import outbox
+from league.services.accounts import require_verified_email
 from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
 
 SYSTEM_USERNAME = "parlour"
@@ -34,6 +35,7 @@ def do_create_bot(owner: User, game: str, name: str, data: bytes, filename: str,
     """A new bot with its first version, queued for validation. Nothing is stored if the upload is refused."""
     if game not in GAMES:
         raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
+    require_verified_email(owner)
     _check_fair_use(owner)  # before the work of packaging; again under the lock below
     package = _package(data, filename)
     try:
@@ -52,6 +54,7 @@ def do_create_bot(owner: User, game: str, name: str, data: bytes, filename: str,
 
 def do_add_version(bot: Bot, data: bytes, filename: str) -> BotVersion:
     """Upload new code for ``bot``; the ladder keeps playing the previous ready version until this one is ready."""
+    require_verified_email(bot.owner)
     _check_fair_use(bot.owner, bot)
     package = _package(data, filename)
     with transaction.atomic():

@@ -27,6 +27,8 @@ class ErrorCode(StrEnum):
     THROTTLED = "throttled"
     # The league's rules (the services raise these).
     FORBIDDEN = "forbidden"
+    EMAIL_UNVERIFIED = "email_unverified"
+    SESSION_REQUIRED = "session_required"
     RATE_LIMITED = "rate_limited"
     TOO_MANY_BOTS = "too_many_bots"
     TOO_MANY_GAMES = "too_many_games"

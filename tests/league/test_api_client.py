@@ -118,7 +118,7 @@ def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, i
     matches = api["api.matches.matches_list"].sync(client=anonymous, game="love_letter")
     assert isinstance(matches, models.PaginatedMatchList) and matches.results == []
 
-    # With a token: who am I, a second token created and revoked.
+    # With a token: who am I, a second token (created on the site: a token cannot mint one) listed and revoked.
     user = User.objects.create_user("newcomer", "new@example.org", "correct horse battery")
     key = do_create_token(user, "laptop")[1]
     signed_in = client_module.AuthenticatedClient(
@@ -126,8 +126,9 @@ def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, i
     )
     me = api["api.me.me_retrieve"].sync(client=signed_in)
     assert (me.username, me.auth, me.bots) == ("newcomer", "token", [])
-    spare = api["api.tokens.tokens_create"].sync(client=signed_in, body=models.TokenCreateRequest(name="ci"))
-    assert spare.key.startswith(spare.prefix)
+    minted = api["api.tokens.tokens_create"].sync_detailed(client=signed_in, body=models.TokenCreateRequest(name="ci"))
+    assert minted.status_code == 403 and minted.parsed.error.code == "session_required"
+    spare = do_create_token(user, "ci")[0]
     names = [token.name for token in api["api.tokens.tokens_list"].sync(client=signed_in).results]
     assert sorted(names) == ["ci", "laptop"]
     revoked = api["api.tokens.tokens_destroy"].sync_detailed(spare.id, client=signed_in)
@@ -148,9 +149,9 @@ def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, i
     assert api["api.bots.bots_retrieve"].sync(bot.id, client=anonymous).name == "first-bot"
 
     # Errors come back typed, in the one shape: {"error": {"code", "message", "fields"?}}.
-    too_long = api["api.tokens.tokens_create"].sync_detailed(
-        client=signed_in, body=models.TokenCreateRequest(name="x" * 61)
-    )
+    upload.name = "x" * 41
+    upload.file = api["types"].File(payload=BytesIO(EXAMPLE_BOT.read_bytes()), file_name="main.py")
+    too_long = api["api.bots.bots_create"].sync_detailed(client=signed_in, body=upload)
     assert too_long.status_code == 400 and isinstance(too_long.parsed, models.Error)
     assert too_long.parsed.error.code == "invalid" and "name" in too_long.parsed.error.fields.to_dict()
     assert too_long.parsed.error.message

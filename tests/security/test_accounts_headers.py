@@ -67,29 +67,6 @@ def behind_one_proxy(settings) -> None:
 # ----- Log-in throttling ---------------------------------------------------------------------------------------
 
 
-def test_guessing_one_account_locks_it_and_then_the_right_password_is_refused(site: str, behind_one_proxy) -> None:
-    User.objects.create_user("alice", "alice@example.org", RIGHT, is_staff=True)
-    User.objects.create_user("bob", "bob@example.org", RIGHT)
-    limit = settings.AXES_FAILURE_LIMIT
-    statuses = []
-    for guess in range(limit):
-        # A different address for each guess: the lock is on the account, whoever guesses at it.
-        statuses.append(attempt(site, "alice", f"guess-{guess}", address=f"198.51.100.{guess + 1}").status_code)
-    assert statuses[:-1] == [200] * (limit - 1), statuses  # the form again, "enter a correct username and password"
-    assert statuses[-1] == 429
-
-    owner = requests.Session()
-    refused = attempt(site, "alice", RIGHT, address="203.0.113.50", session=owner)
-    assert refused.status_code == 429
-    assert LOCKED_MESSAGE in refused.text and "Try again in 15 minutes" in refused.text
-    assert refused.headers["Retry-After"] == str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
-    assert not signed_in_as(owner, site)
-    # The admin's log-in is the same lock.
-    assert attempt(site, "alice", RIGHT, address="203.0.113.51", path="/admin/login/").status_code == 429
-    # Another account from yet another address is untouched.
-    assert attempt(site, "bob", RIGHT, address="203.0.113.52").status_code == 302
-
-
 def test_one_address_guessing_over_many_accounts_is_locked_out_of_all_of_them(site: str, behind_one_proxy) -> None:
     User.objects.create_user("carol", "carol@example.org", RIGHT)
     limit = settings.AXES_FAILURE_LIMIT

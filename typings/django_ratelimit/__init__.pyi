@@ -1,0 +1,1 @@
+# django-ratelimit ships no type hints: the one function the league calls (league/account_limits.py).
