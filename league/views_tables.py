@@ -15,6 +15,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from games.frames import ReplayError, frames
 from games.registry import GAMES
@@ -102,6 +104,21 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
     bots = [seat for seat in table.seats if seat["kind"] != "person"]
     context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
     return render(request, "league/table.html", context)
+
+
+@require_POST
+@login_required
+def cancel_table(request: HttpRequest, pk: int) -> HttpResponse:
+    """The table page's "Cancel" button (queued tables only; the API's ``cancel`` says the same)."""
+    try:
+        table = tables.do_cancel_table(request.user, pk)
+    except ServiceError as exc:
+        if exc.status == 404:
+            return render(request, "404.html", {"message": exc.message}, status=404)
+        messages.error(request, exc.message)
+        return redirect("table", pk=pk)
+    messages.success(request, "Your table is cancelled: you may sit at another.")
+    return redirect(f"{reverse('play')}?game={table.game}")
 
 
 def table_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
