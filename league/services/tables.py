@@ -2,14 +2,14 @@
 
 The person creates a table (``do_create_table``: only seatable bots, league.services.table_seating); a worker task
 ``parlour.play_table`` claims the oldest queued table (``do_claim_table``: first in, first out, at most
-HUMAN_TABLES_MAX at once; the person may cancel it meanwhile, ``do_cancel_table``), runs the bots sandboxed and, at each
-of the person's
-decisions, sets the clock (``do_await_person``) and polls for the action the person sends (``do_act`` stores it,
-``sent_action`` hands it over). After every decision the worker writes the moves (``do_record_moves``); the pages and
-the API rebuild the state from them through the engine (``seat_view``, ``spectator_view``): the person sees their
-own observation only, a spectator the public view only, both the public narration. Hidden information never
-leaves the server: raw actions are not shown while the game runs. Unrated: ratings never read a table.
-The sweeper (``do_sweep_tables``, beat) sends lost messages again and ends or re-queues tables whose worker died.
+HUMAN_TABLES_MAX at once; the person may cancel it meanwhile, ``do_cancel_table``), runs the bots sandboxed and, at
+each of the person's decisions, sets the clock (``do_await_person``) and polls for the action the person sends
+(``do_act`` stores it, ``sent_action`` hands it over). After every decision the worker writes the moves
+(``do_record_moves``); the pages and the API rebuild the state from them through the engine (``seat_view``,
+``spectator_view``): the person sees their own observation only, a spectator the public view only, both the public
+narration. Hidden information never leaves the server: raw actions are not shown while the game runs. Unrated:
+ratings never read a table. The sweeper (``do_sweep_tables``, beat) sends lost messages again and ends or re-queues
+tables whose worker died.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def do_claim_table(table_id: int) -> Table | None:
             .order_by("pk")
             .values_list("pk", "status", "created", "enqueued_at")
         )
-        running = sum(1 for row in rows if row[1] == Table.Status.RUNNING)
+        running = sum(1 for _pk, status, _created, _due in rows if status == Table.Status.RUNNING)
         waiting = sorted(
             (created, pk) for pk, status, created, due in rows if status == Table.Status.QUEUED and due <= now
         )
