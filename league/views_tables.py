@@ -26,6 +26,7 @@ from league.models import Bot, Table
 from league.replays import parse_seat, renderer_url
 from league.services import tables
 from league.services.errors import ErrorCode, ServiceError
+from league.services.table_seating import check_seatable
 
 
 def _players(raw: str | None, game_id: str) -> int:
@@ -64,7 +65,9 @@ def play_page(request: HttpRequest) -> HttpResponse:
             return redirect(table)
     choices = tables.opponent_choices(game_id)
     defaults = tables.default_opponents(game_id, game.max_players - 1)
-    if bot is not None:
+    if bot is not None and bot not in choices:  # ("Play against" on the page of a bot that cannot sit: say why)
+        error = error or _why_not_seatable(bot)
+    elif bot is not None:
         defaults = [bot, *[b for b in defaults if b.pk != bot.pk]]
     seats = [
         {"index": i + 1, "default": defaults[i].pk if i < len(defaults) else None} for i in range(game.max_players - 1)
@@ -104,6 +107,14 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
     bots = [seat for seat in table.seats if seat["kind"] != "person"]
     context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
     return render(request, "league/table.html", context)
+
+
+def _why_not_seatable(bot: Bot) -> str:
+    try:
+        check_seatable(bot)
+    except ServiceError as refusal:
+        return refusal.message
+    return f"{bot} cannot be seated now."
 
 
 @require_POST

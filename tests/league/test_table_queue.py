@@ -193,6 +193,8 @@ def test_a_disabled_or_paused_bot_cannot_be_seated(alice_api: APIClient, alice, 
     assert f'<option value="{bot.pk}"' not in picker, "the picker offers only seatable bots"
     refused = page.post("/play/", {"game": "love_letter", "players": "2", "bots": [str(bot.pk)]})
     assert refused.status_code == 409 and "cannot be seated" in refused.content.decode()
+    asked = page.get(f"/play/?bot={bot.pk}").content.decode()  # "Play against" on the bot's page
+    assert "bob/villain cannot be seated" in asked and f'<option value="{bot.pk}"' not in asked
     assert not Table.objects.exists()
 
 
