@@ -94,15 +94,18 @@ def test_a_silent_person_forfeits_on_the_clock_and_the_next_table_waits_its_turn
 @override_settings(HUMAN_TABLE_CLOCK_SECONDS=5, MATCH_RESEND_SECONDS=1)
 def test_a_restarted_worker_plays_every_queued_table_oldest_first(celery_workers, django_user_model) -> None:
     """Issue 29, hole 9: a worker killed with the tables' messages lost (SIGKILL, then the broker emptied); a new
-    worker and the sweeper play every table, one at a time, in the order they were opened."""
-    first_worker = celery_workers.start(HUMAN_TABLES_MAX="1")
-    opened = []
-    for name in ("ann", "ben", "cat", "dan"):
+    worker and the sweeper play every table, one at a time, in the order they were opened, though a table opened
+    after the restart has the first message."""
+
+    def sit(name: str) -> int:
         client = APIClient()
         client.force_authenticate(django_user_model.objects.create_user(name, f"{name}@example.org", "pw-not-used"))
         response = client.post("/api/tables/", {"game": "love_letter", "players": 2}, format="json")
         assert response.status_code == 201, response.content
-        opened.append(response.json()["id"])
+        return int(response.json()["id"])
+
+    first_worker = celery_workers.start(HUMAN_TABLES_MAX="1")
+    opened = [sit(name) for name in ("ann", "ben", "cat", "dan")]
     first = opened[0]
     celery_workers.wait_for(lambda: Table.objects.get(pk=first).status == Table.Status.RUNNING, 60, "the first table")
     assert Table.objects.filter(pk__in=opened[1:], status=Table.Status.QUEUED).count() == 3
@@ -114,6 +117,7 @@ def test_a_restarted_worker_plays_every_queued_table_oldest_first(celery_workers
     Table.objects.filter(pk=first).update(lease_until=timezone.now() - timedelta(seconds=1))
     time.sleep(1.2)
     celery_workers.start(HUMAN_TABLES_MAX="1")
+    opened.append(sit("eve"))  # the newest table: its message is the only one the new worker has
     requeue_stale_matches()  # beat's sweeper (every MATCH_SWEEP_SECONDS), called here once
     celery_workers.wait_for(
         lambda: all(Table.objects.get(pk=pk).is_finalized() for pk in opened), 150, "every table to be played"
