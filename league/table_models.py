@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 from league.replay_data import unpack_replay
 
@@ -30,11 +31,14 @@ class Table(models.Model):
         FINISHED = "finished", "finished"
         """Played to the end; ``result`` and the replay are recorded."""
         FAILED = "failed", "failed"
-        """Could not be played (the infrastructure); ``error`` says why."""
+        """Could not be played (the infrastructure), or abandoned when its worker died mid-game; ``error`` says why."""
+        CANCELLED = "cancelled", "cancelled"
+        """Never started: its person cancelled it while queued, or a bot at it could no longer be seated (``error``
+        says which)."""
 
         @classmethod
         def finalized(cls) -> set[str]:
-            return {cls.FINISHED, cls.FAILED}
+            return {cls.FINISHED, cls.FAILED, cls.CANCELLED}
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tables")
     game = models.CharField(max_length=40)
@@ -55,6 +59,13 @@ class Table(models.Model):
     # The playing worker renews this while it plays (MATCH_STALE_SECONDS ahead); a running table whose lease ran out
     # lost its worker, and is failed so that it does not hold one of the HUMAN_TABLES_MAX places forever.
     lease_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # The claim under which a worker plays it (league.services.tables.do_claim_table): a worker presumed dead writes
+    # nothing once the table was given to another. Every claim is an attempt (MATCH_MAX_ATTEMPTS, as for matches).
+    claim_token = models.CharField(max_length=32, blank=True, editable=False)
+    attempts = models.PositiveSmallIntegerField(default=0, editable=False)
+    # When its last ``play_table`` message was sent (or a waiting one last checked in): the sweeper sends a queued
+    # table again once this is MATCH_RESEND_SECONDS old (the broker lost it, or the worker holding it died).
+    enqueued_at = models.DateTimeField(default=timezone.now, editable=False)
     # The person's clock ran out: they forfeited, and the built-in random player plays their seat to the end.
     forfeited_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(default=dict, blank=True)

@@ -15,6 +15,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from games.frames import ReplayError, frames
 from games.registry import GAMES
@@ -24,6 +26,7 @@ from league.models import Bot, Table
 from league.replays import parse_seat, renderer_url
 from league.services import tables
 from league.services.errors import ErrorCode, ServiceError
+from league.services.table_seating import check_seatable
 
 
 def _players(raw: str | None, game_id: str) -> int:
@@ -62,7 +65,9 @@ def play_page(request: HttpRequest) -> HttpResponse:
             return redirect(table)
     choices = tables.opponent_choices(game_id)
     defaults = tables.default_opponents(game_id, game.max_players - 1)
-    if bot is not None:
+    if bot is not None and bot not in choices:  # ("Play against" on the page of a bot that cannot sit: say why)
+        error = error or _why_not_seatable(bot)
+    elif bot is not None:
         defaults = [bot, *[b for b in defaults if b.pk != bot.pk]]
     seats = [
         {"index": i + 1, "default": defaults[i].pk if i < len(defaults) else None} for i in range(game.max_players - 1)
@@ -102,6 +107,29 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
     bots = [seat for seat in table.seats if seat["kind"] != "person"]
     context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
     return render(request, "league/table.html", context)
+
+
+def _why_not_seatable(bot: Bot) -> str:
+    try:
+        check_seatable(bot)
+    except ServiceError as refusal:
+        return refusal.message
+    return f"{bot} cannot be seated now."
+
+
+@require_POST
+@login_required
+def cancel_table(request: HttpRequest, pk: int) -> HttpResponse:
+    """The table page's "Cancel" button (queued tables only; the API's ``cancel`` says the same)."""
+    try:
+        table = tables.do_cancel_table(request.user, pk)
+    except ServiceError as exc:
+        if exc.status == 404:
+            return render(request, "404.html", {"message": exc.message}, status=404)
+        messages.error(request, exc.message)
+        return redirect("table", pk=pk)
+    messages.success(request, "Your table is cancelled: you may sit at another.")
+    return redirect(f"{reverse('play')}?game={table.game}")
 
 
 def table_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:

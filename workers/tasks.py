@@ -66,6 +66,7 @@ from league.services.series import (
     do_renew_series_lease,
     series_of,
 )
+from league.services.tables import do_sweep_tables
 from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
 from workers import faults, live
 from workers.seats import runner_seat as _runner_seat
@@ -532,7 +533,7 @@ def schedule_ladder() -> int:
 @shared_task(name="parlour.requeue_stale_matches", acks_late=False)
 def requeue_stale_matches() -> int:
     """The sweeper (every MATCH_SWEEP_SECONDS): what dead workers and lost messages left behind goes out again."""
-    return len(do_requeue_stale_matches()) + len(do_resend_lost_validations())
+    return len(do_requeue_stale_matches()) + len(do_resend_lost_validations()) + len(do_sweep_tables())
 
 
 @shared_task(

@@ -351,6 +351,12 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
     "tokens_destroy": lambda: [_answer("Not yours, or already gone", NOT_FOUND, 404)],
     "tables_create": lambda: [_answer("Seated: the bots are starting", {**TABLE, "status": "queued"}, 201)],
     "tables_retrieve": lambda: [_answer("Your turn", TABLE)],
+    "tables_cancel_create": lambda: [
+        _answer(
+            "Cancelled while queued",
+            {**TABLE, "status": "cancelled", "message": "This game was cancelled: You cancelled it before it started."},
+        )
+    ],
     "tables_act_create": lambda: [
         _answer("Played: the bots answer next", {**TABLE, "move_count": 5, "to_move": 1}, 202)
     ],

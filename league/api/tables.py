@@ -4,6 +4,7 @@
     GET  /api/tables/<id>/           the table as you may see it: your seat's observation and legal actions if it is
                                      yours, the public view otherwise
     POST /api/tables/<id>/act/       {"move": 7, "action": {...}}   your action for the decision at move 7
+    POST /api/tables/<id>/cancel/    cancel your table while it is queued (200, the table, now cancelled)
 
 The page at /tables/<id>/ plays through these; moves are pushed to it by /tables/<id>/events/ (server-sent events).
 """
@@ -47,7 +48,7 @@ class TableSeatSerializer(serializers.Serializer[dict[str, Any]]):
 class TableSerializer(serializers.Serializer[Table]):
     id = serializers.IntegerField()
     game = serializers.CharField()
-    status = serializers.CharField(help_text="queued, running, finished or failed")
+    status = serializers.CharField(help_text="queued, running, finished, failed or cancelled")
     players = serializers.IntegerField()
     seats = TableSeatSerializer(many=True)
     person_seat = serializers.IntegerField()
@@ -66,7 +67,10 @@ class TableSerializer(serializers.Serializer[Table]):
         "(docs/tables.md, Actions with blanks).",
     )
     public = serializers.DictField(required=False, help_text="Spectators: the public view.")
-    queue = serializers.DictField(required=False)
+    queue = serializers.DictField(
+        required=False,
+        help_text='Queued tables: {"ahead", "place", "running", "max"}; first in, first out (docs/tables.md).',
+    )
     message = serializers.CharField(required=False)
     forfeited = serializers.BooleanField(help_text="The person's clock ran out: a random player plays their seat.")
     result = serializers.DictField(required=False)
@@ -98,6 +102,12 @@ class TableSerializer(serializers.Serializer[Table]):
         request={"application/json": TableActSerializer},
         responses={202: TableSerializer, **errors(400, 401, 403, 404, 409)},
     ),
+    cancel=extend_schema(
+        summary="Cancel your table while it is queued",
+        parameters=[ID],
+        request=None,
+        responses={200: TableSerializer, **errors(401, 403, 404, 409)},
+    ),
 )
 class TableViewSet(viewsets.GenericViewSet[Table]):
     """People's tables: a game in which you play one seat against the league's bots. Unrated."""
@@ -128,3 +138,10 @@ class TableViewSet(viewsets.GenericViewSet[Table]):
         services.do_act(request.user, pk, form.validated_data["move"], form.validated_data["action"])
         table = services.get_table(pk)
         return Response(services.table_view(table, request.user), status=status.HTTP_202_ACCEPTED)
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("sign in, or send an API token, to cancel your table")
+        table = services.do_cancel_table(request.user, pk)
+        return Response(services.table_view(table, request.user))

@@ -57,6 +57,8 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "not_your_turn"
     STALE_MOVE = "stale_move"
     ILLEGAL_ACTION = "illegal_action"
+    BOT_UNAVAILABLE = "bot_unavailable"
+    NOT_QUEUED = "not_queued"
     # A replay that cannot be shown (games.frames.ReplayError's codes).
     BAD_REPLAY = "bad_replay"
     ENGINE_VERSION = "engine_version"

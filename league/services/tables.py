@@ -1,16 +1,20 @@
 """People's tables: a logged-in person plays one game against the league's bots in the browser (docs/tables.md).
 
-The person creates a table (``do_create_table``); the worker task ``parlour.play_table`` claims it
-(``do_claim_table``, at most HUMAN_TABLES_MAX at once), runs the bots sandboxed and, at each of the person's
-decisions, sets the clock (``do_await_person``) and polls for the action the person sends (``do_act`` stores it,
-``sent_action`` hands it over). After every decision the worker writes the moves (``do_record_moves``); the pages and
-the API rebuild the state from them through the engine (``seat_view``, ``spectator_view``): the person sees their
-own observation only, a spectator the public view only, both the public narration. Hidden information never
-leaves the server: raw actions are not shown while the game runs. Unrated: ratings never read a table.
+The person creates a table (``do_create_table``: only seatable bots, league.services.table_seating); a worker task
+``parlour.play_table`` claims the oldest queued table (``do_claim_table``: first in, first out, at most
+HUMAN_TABLES_MAX at once; the person may cancel it meanwhile, ``do_cancel_table``), runs the bots sandboxed and, at
+each of the person's decisions, sets the clock (``do_await_person``) and polls for the action the person sends
+(``do_act`` stores it, ``sent_action`` hands it over). After every decision the worker writes the moves
+(``do_record_moves``); the pages and the API rebuild the state from them through the engine (``seat_view``,
+``spectator_view``): the person sees their own observation only, a spectator the public view only, both the public
+narration. Hidden information never leaves the server: raw actions are not shown while the game runs. Unrated:
+ratings never read a table. The sweeper (``do_sweep_tables``, beat) sends lost messages again and ends or re-queues
+tables whose worker died.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 from dataclasses import dataclass
@@ -20,19 +24,23 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from bots.results import MatchResult
 from games.base import IllegalAction, State, is_int
 from games.registry import GAMES, get_game
+from league.bot_status import ordinal
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard, not_ranked
 from league.services import outbox
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
+from league.services.matches import SWEEP_BATCH, retry_delay
+from league.services.table_seating import check_seatable, on_the_ladder, seatable, still_seatable
 
+log = logging.getLogger(__name__)
 Person = AbstractBaseUser | AnonymousUser  # who asks: signed in or not
 LIVE_SHOWN = 50
 FORFEIT_TEXT = "Your clock ran out: you forfeited, and a random player finishes your game."
@@ -47,24 +55,26 @@ def clock_seconds(game_id: str) -> int:
 
 
 def default_opponents(game_id: str, count: int) -> list[Bot]:
-    """The top of the leaderboard (ready bots), then the league's built-in bots, ``count`` in all."""
-    chosen = list(leaderboard(game_id)[:count])
+    """The top of the leaderboard (seatable bots), then the league's built-in bots, ``count`` in all."""
+    chosen = list(leaderboard(game_id).filter(on_the_ladder())[:count])
     if len(chosen) < count:
         do_register_builtin_bots([game_id])
-        house = Bot.objects.filter(game=game_id, is_builtin=True).exclude(pk__in=[b.pk for b in chosen])
+        house = seatable(Bot.objects.filter(game=game_id, is_builtin=True)).exclude(pk__in=[b.pk for b in chosen])
         chosen += list(house.order_by("id")[: count - len(chosen)])
     return chosen
 
 
 def opponent_choices(game_id: str) -> list[Bot]:
-    """The bots a person may seat: ranked bots first, then ready bots not ranked yet, then the built-in ones."""
+    """The bots a person may seat (the picker's): ranked bots first, then ready bots not ranked yet, then the built-in
+    ones; none that is disabled, paused or without a ready version."""
     do_register_builtin_bots([game_id])
-    chosen = list(leaderboard(game_id)[:50])
+    chosen = list(leaderboard(game_id).filter(on_the_ladder())[:50])
     house = list(Bot.objects.filter(game=game_id, is_builtin=True).select_related("owner").order_by("id"))
     for bot in [*not_ranked(game_id), *house]:
         if bot not in chosen:
             chosen.append(bot)
-    return chosen
+    allowed = set(seatable(Bot.objects.filter(pk__in=[b.pk for b in chosen])).values_list("pk", flat=True))
+    return [bot for bot in chosen if bot.pk in allowed]
 
 
 def do_create_table(person: Person, game_id: object, players: object, bot_ids: object = None) -> Table:
@@ -77,7 +87,7 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
     game = get_game(game_id)
     if not is_int(players) or not game.min_players <= players <= game.max_players:
         raise ServiceError(f"{game.title} is played by {game.min_players} to {game.max_players} players")
-    do_fail_stale_tables()
+    _end_lapsed_tables()
     if Table.objects.filter(owner_id=person.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]).exists():
         raise ServiceError(
             "you already have a game in progress: finish it first", code=ErrorCode.TABLE_IN_PROGRESS, status=409
@@ -98,12 +108,7 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
             if bot.game != game_id:
                 raise ServiceError(f"{bot} plays {GAMES[bot.game].title}, not {game.title}", code=ErrorCode.WRONG_GAME)
             bots.append(bot)
-    versions: list[BotVersion] = []
-    for bot in bots:
-        version = bot.current_version()
-        if version is None:
-            raise ServiceError(f"{bot} has no ready version to play", code=ErrorCode.NOT_READY)
-        versions.append(version)
+    versions: list[BotVersion] = [check_seatable(bot) for bot in bots]  # and again when it starts
     seed = secrets.randbits(31)
     person_seat = random.Random(seed).randrange(players)
     seats: list[dict[str, Any]] = []
@@ -131,13 +136,25 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
     return table
 
 
-# ----- the worker's side ------------------------------------------------------------------------------------------
+# ----- the queue: first in, first out --------------------------------------------------------------------------
+# Every table sends one ``play_table`` message when it is created, but the worker that gets a place plays the oldest
+# queued table, whichever message brought it there: messages are turns, not tickets. A message that finds every place
+# taken is dropped; when a place frees (a table ends, or its worker died) the oldest queued table is sent again
+# (``_pass_place_on``), and the sweeper sends again any table whose message is older than MATCH_RESEND_SECONDS.
+
+
+class TablesFull(Exception):
+    """HUMAN_TABLES_MAX tables are running: the table waits for a place (it is sent again when one frees)."""
 
 
 def do_claim_table(table_id: int) -> Table | None:
-    """Start a queued table if fewer than HUMAN_TABLES_MAX run; None if it is not queued (another worker has it, or
-    it is over). Raises ``TablesFull`` when it must wait for a place."""
-    do_fail_stale_tables()
+    """A message for table ``table_id`` arrived: start the oldest due queued table (not necessarily this one) if fewer
+    than HUMAN_TABLES_MAX run. None when there is nothing to start; ``TablesFull`` when ``table_id`` must wait.
+
+    Tables whose bots can no longer be seated are cancelled, with the reason, and those claimed MATCH_MAX_ATTEMPTS
+    times already are failed, on the way to the one that starts. Each claim is an attempt, under a fresh token."""
+    _end_lapsed_tables()
+    now = timezone.now()
     with transaction.atomic():
         # Every claimer locks the same rows (the queued and running tables, in id order), so two claims are serialised
         # and cannot both take the last place (on PostgreSQL; SQLite serialises writes anyway).
@@ -145,62 +162,130 @@ def do_claim_table(table_id: int) -> Table | None:
             Table.objects.select_for_update()
             .filter(status__in=[Table.Status.QUEUED, Table.Status.RUNNING])
             .order_by("pk")
-            .values_list("pk", "status")
+            .values_list("pk", "status", "created", "enqueued_at")
         )
-        if (table_id, Table.Status.QUEUED) not in rows:
+        running = sum(1 for _pk, status, _created, _due in rows if status == Table.Status.RUNNING)
+        waiting = sorted(
+            (created, pk) for pk, status, created, due in rows if status == Table.Status.QUEUED and due <= now
+        )
+        if running >= settings.HUMAN_TABLES_MAX:
+            if any(pk == table_id for _created, pk in waiting):
+                raise TablesFull(table_id)
             return None
-        if sum(1 for _pk, status in rows if status == Table.Status.RUNNING) >= settings.HUMAN_TABLES_MAX:
-            raise TablesFull(table_id)
-        now = timezone.now()
-        Table.objects.filter(pk=table_id).update(status=Table.Status.RUNNING, started_at=now, lease_until=_lease(now))
-    return Table.objects.get(pk=table_id)
+        for _created, pk in waiting:
+            table = Table.objects.get(pk=pk)
+            if _unplayable(table, now):
+                continue
+            token = secrets.token_hex(16)
+            Table.objects.filter(pk=pk).update(
+                status=Table.Status.RUNNING,
+                started_at=now,
+                lease_until=_lease(now),
+                claim_token=token,
+                attempts=table.attempts + 1,
+            )
+            return Table.objects.get(pk=pk)
+    return None
+
+
+def _unplayable(table: Table, now: datetime) -> bool:
+    """(Under the claim's lock.) Cancel a table whose bots cannot sit any more, fail one given up on: True if so."""
+    bot_seats = [seat for seat in table.seats if seat["kind"] != "person"]
+    why = still_seatable([seat["bot_id"] for seat in bot_seats], [seat["version_id"] for seat in bot_seats])
+    if why is not None:
+        _end(table.pk, Table.Status.CANCELLED, f"{why}. Your game was not started: choose other bots.", now)
+        return True
+    if table.attempts >= settings.MATCH_MAX_ATTEMPTS:
+        last = table.error or "its worker stopped answering"
+        _end(table.pk, Table.Status.FAILED, f"gave up after {table.attempts} attempts; the last: {last}", now)
+        return True
+    return False
+
+
+def _end(table_id: int, status: str, error: str, now: datetime) -> None:
+    Table.objects.filter(pk=table_id).update(
+        status=status,
+        finished_at=now,
+        error=error[:2000],
+        claim_token="",
+        lease_until=None,
+        deadline=None,
+        pending=None,
+        pending_index=None,
+    )
+
+
+def _pass_place_on() -> None:
+    """A place may have freed: send the oldest due queued table again (the messages of the tables behind it may all
+    have been spent on tables ahead of them: first in, first out). A duplicate finds nothing to do."""
+    now = timezone.now()
+    oldest = (
+        Table.objects.filter(status=Table.Status.QUEUED, enqueued_at__lte=now)
+        .order_by("created", "pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if oldest is not None:
+        Table.objects.filter(pk=oldest).update(enqueued_at=now)
+        outbox.enqueue(outbox.PLAY_TABLE_TASK, oldest)
+
+
+def do_cancel_table(person: Person, table_id: object) -> Table:
+    """The person at a queued table cancels it: it never starts, and no longer counts as their game in progress.
+    403 for anyone else's table, 409 once it has started (a game in play ends by itself or by its clock)."""
+    table = get_table(table_id)
+    if not person.is_authenticated or table.owner_id != person.pk:
+        raise ServiceError("only the person at this table can cancel it", code=ErrorCode.FORBIDDEN, status=403)
+    cancelled = Table.objects.filter(pk=table.pk, status=Table.Status.QUEUED).update(
+        status=Table.Status.CANCELLED, finished_at=timezone.now(), error=CANCELLED_TEXT
+    )
+    if cancelled != 1:  # (conditional: a worker may have claimed it a moment ago)
+        table.refresh_from_db()
+        raise ServiceError(
+            f"only a queued table can be cancelled; this one is {table.status}", code=ErrorCode.NOT_QUEUED, status=409
+        )
+    table.refresh_from_db()
+    return table
+
+
+# ----- the worker's side ------------------------------------------------------------------------------------------
+# A worker writes to its table only under the token of its claim: one presumed dead (its lease ran out, the table was
+# ended or given to another worker) changes nothing any more.
 
 
 def _lease(now: datetime) -> datetime:
     return now + timedelta(seconds=settings.MATCH_STALE_SECONDS)
 
 
-def do_renew_table(table_id: int) -> None:
+def _held(table_id: int, token: str) -> QuerySet[Table]:
+    return Table.objects.filter(pk=table_id, status=Table.Status.RUNNING, claim_token=token)
+
+
+def do_renew_table(table_id: int, token: str) -> None:
     """The worker still plays it (called as it plays and while it waits for the person)."""
-    Table.objects.filter(pk=table_id, status=Table.Status.RUNNING).update(lease_until=_lease(timezone.now()))
+    _held(table_id, token).update(lease_until=_lease(timezone.now()))
 
 
-def do_fail_stale_tables() -> int:
-    """Fail the running tables whose worker stopped renewing its lease (it died): they would hold a place forever."""
-    return Table.objects.filter(status=Table.Status.RUNNING, lease_until__lt=timezone.now()).update(
-        status=Table.Status.FAILED,
-        finished_at=timezone.now(),
-        error="the worker playing it stopped",
-        deadline=None,
-    )
-
-
-class TablesFull(Exception):
-    """HUMAN_TABLES_MAX tables are running: this one waits (the task is retried shortly)."""
-
-
-def do_record_moves(table_id: int, moves: list[dict[str, Any]]) -> None:
+def do_record_moves(table_id: int, token: str, moves: list[dict[str, Any]]) -> None:
     """The moves so far, as the runner has them (seat, action, auto: no timings, no bots' notes). The person's action
     for a move now played stops being pending in the same transaction: a page sees it either sent or played, never
     neither (which would offer the move again)."""
     kept = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in moves]
     now = timezone.now()
     with transaction.atomic():
-        Table.objects.filter(pk=table_id).update(
-            moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now)
-        )
-        Table.objects.filter(pk=table_id, pending_index__lt=len(kept)).update(pending=None, pending_index=None)
+        _held(table_id, token).update(moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now))
+        _held(table_id, token).filter(pending_index__lt=len(kept)).update(pending=None, pending_index=None)
 
 
-def do_await_person(table_id: int, move_index: int, clock: int) -> None:
+def do_await_person(table_id: int, token: str, move_index: int, clock: int) -> None:
     """Start the person's clock for the decision at ``move_index``."""
     deadline = timezone.now() + timedelta(seconds=clock)
-    Table.objects.filter(pk=table_id, move_count=move_index).update(deadline=deadline)
+    _held(table_id, token).filter(move_count=move_index).update(deadline=deadline)
 
 
-def do_forfeit(table_id: int) -> None:
+def do_forfeit(table_id: int, token: str) -> None:
     """The person's clock ran out (the worker saw no action in time): no more decisions are asked of them."""
-    Table.objects.filter(pk=table_id, forfeited_at__isnull=True).update(
+    _held(table_id, token).filter(forfeited_at__isnull=True).update(
         forfeited_at=timezone.now(), deadline=None, pending=None, pending_index=None
     )
 
@@ -214,30 +299,117 @@ def sent_action(table_id: int, move_index: int) -> dict[str, Any] | None:
     return action
 
 
-def do_finish_table(table_id: int, result: MatchResult) -> None:
+def do_finish_table(table_id: int, token: str, result: MatchResult) -> None:
     replay = result.replay
     seats = [
         {"rank": seat.rank, "score": seat.score, "fault": seat.fault.to_json() if seat.fault else None}
         for seat in result.seats
     ]
     moves = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in replay["moves"]]
-    Table.objects.filter(pk=table_id, status=Table.Status.RUNNING).update(
+    _held(table_id, token).update(
         status=Table.Status.FINISHED,
         finished_at=timezone.now(),
         result={"outcome": result.outcome.to_json(), "seats": seats},
         replay_data=Match.pack_replay(replay),
         moves=moves,
         move_count=len(moves),
+        claim_token="",
+        lease_until=None,
         deadline=None,
         pending=None,
         pending_index=None,
     )
+    _pass_place_on()
 
 
-def do_fail_table(table_id: int, error: str) -> None:
-    Table.objects.filter(pk=table_id).exclude(status=Table.Status.FINISHED).update(
-        status=Table.Status.FAILED, finished_at=timezone.now(), error=error[:2000], deadline=None
-    )
+def do_fail_table(table_id: int, token: str, error: str) -> None:
+    """A bug: the table fails at once, with the reason (not tried again)."""
+    if _held(table_id, token).exists():
+        _end(table_id, Table.Status.FAILED, error, timezone.now())
+    _pass_place_on()
+
+
+def do_release_table(table_id: int, token: str, error: str) -> None:
+    """The infrastructure failed this worker's attempt (``_release``): queued again after a back-off, or ended."""
+    with transaction.atomic():
+        table = _held(table_id, token).select_for_update().first()
+        if table is not None:
+            _release(table, error, retry_delay(table.attempts))
+    _pass_place_on()
+
+
+ABANDONED_TEXT = (
+    "The worker playing this game stopped at move {moves}, and a game cannot be resumed: the bots' programs kept their"
+    " own memory of it, which died with them. It is not counted anywhere (no result, no record); start a new one."
+)
+CANCELLED_TEXT = "You cancelled it before it started."
+
+
+def _release(table: Table, error: str, delay: float) -> None:
+    """(Under the table's row lock.) An attempt ended without a result. Nothing played yet (the person has only seen
+    their first view, which the same seed deals again): queued again, keeping its place in line, or failed after
+    MATCH_MAX_ATTEMPTS. Moves played: abandoned, with a note for the page (ABANDONED_TEXT)."""
+    now = timezone.now()
+    if table.move_count > 0:
+        _end(table.pk, Table.Status.FAILED, ABANDONED_TEXT.format(moves=table.move_count), now)
+    elif table.attempts >= settings.MATCH_MAX_ATTEMPTS:
+        _end(table.pk, Table.Status.FAILED, f"gave up after {table.attempts} attempts; the last: {error}", now)
+    else:
+        Table.objects.filter(pk=table.pk).update(
+            status=Table.Status.QUEUED,
+            started_at=None,
+            claim_token="",
+            lease_until=None,
+            deadline=None,
+            pending=None,
+            pending_index=None,
+            forfeited_at=None,
+            error=error[:2000],
+            enqueued_at=now + timedelta(seconds=delay),
+        )
+        outbox.enqueue_later(outbox.PLAY_TABLE_TASK, table.pk, delay)
+
+
+# ----- the sweeper ------------------------------------------------------------------------------------------------
+
+
+def _end_lapsed_tables() -> list[int]:
+    """Running tables whose worker stopped renewing its lease (it died): re-queued or abandoned (``_release``), so that
+    none holds a place forever. Also called before each claim and creation, so a place frees without waiting for beat.
+    """
+    now = timezone.now()
+    lapsed = Table.objects.filter(status=Table.Status.RUNNING, lease_until__lt=now)
+    ended = []
+    for table_id in lapsed.values_list("pk", flat=True)[:SWEEP_BATCH]:
+        with transaction.atomic():
+            table = lapsed.select_for_update().filter(pk=table_id).first()
+            if table is not None:  # (re-checked under the lock: its worker may have just renewed or finished it)
+                _release(table, "the worker playing it stopped answering: its lease ran out", 0)
+                ended.append(table_id)
+    if ended:
+        _pass_place_on()
+    return ended
+
+
+def do_sweep_tables() -> list[int]:
+    """The sweeper's part for tables (beat's ``requeue_stale_matches``, every MATCH_SWEEP_SECONDS): tables whose worker
+    died are re-queued or abandoned (``_end_lapsed_tables``), and a queued table whose last message is older than
+    MATCH_RESEND_SECONDS is sent again (the broker lost it, or a worker died holding it; a duplicate is harmless).
+    Returns the ids of the tables swept."""
+    swept = _end_lapsed_tables()
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
+    lost = Table.objects.filter(status=Table.Status.QUEUED, enqueued_at__lt=cutoff).order_by("created", "pk")
+    for table_id in lost.values_list("pk", flat=True)[:SWEEP_BATCH]:
+        # Conditional, so two sweepers at once send one message, not two.
+        if Table.objects.filter(pk=table_id, status=Table.Status.QUEUED, enqueued_at__lt=cutoff).update(
+            enqueued_at=now
+        ):
+            outbox.enqueue(outbox.PLAY_TABLE_TASK, table_id)
+            swept.append(table_id)
+    if swept:
+        log.info("sweeper: tables sent again or ended: %s", swept[:20])
+    return swept
 
 
 # ----- the person's side ------------------------------------------------------------------------------------------
@@ -301,12 +473,17 @@ def do_act(person: Person, table_id: object, move_index: object, action: object)
 
 @dataclass(frozen=True)
 class Queue:
-    ahead: int  # queued tables created before this one
+    ahead: int  # queued tables that start before this one (first in, first out)
     running: int
+
+    @property
+    def place(self) -> int:
+        return self.ahead + 1
 
 
 def queue_position(table: Table) -> Queue:
-    ahead = Table.objects.filter(status=Table.Status.QUEUED, created__lt=table.created).count()
+    earlier = Q(created__lt=table.created) | Q(created=table.created, pk__lt=table.pk)
+    ahead = Table.objects.filter(earlier, status=Table.Status.QUEUED).count()
     running = Table.objects.filter(status=Table.Status.RUNNING).count()
     return Queue(ahead=ahead, running=running)
 
@@ -350,17 +527,25 @@ def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
         view["message"] = FORFEIT_TEXT if person else "The person's clock ran out: a random player finishes the game."
     if table.status == Table.Status.QUEUED:
         queue = queue_position(table)
-        view["queue"] = {"ahead": queue.ahead, "running": queue.running, "max": settings.HUMAN_TABLES_MAX}
+        view["queue"] = {
+            "ahead": queue.ahead,
+            "place": queue.place,
+            "running": queue.running,
+            "max": settings.HUMAN_TABLES_MAX,
+        }
+        whose = "Your game" if person else "This game"
         view["message"] = (
-            f"Your game is queued: {queue.running} of {settings.HUMAN_TABLES_MAX} tables are in play"
-            f" and {queue.ahead} {'game waits' if queue.ahead == 1 else 'games wait'} ahead of yours."
-            " It starts by itself."
+            f"{whose} is queued, {ordinal(queue.place)} in line: {queue.running} of {settings.HUMAN_TABLES_MAX}"
+            f" tables are in play and {queue.ahead} {'game waits' if queue.ahead == 1 else 'games wait'} ahead."
+            " It starts by itself" + (" (or cancel it)." if person else ".")
         )
     if table.status == Table.Status.FINISHED:
         view["result"] = table.result
         view["replay_url"] = f"/tables/{table.pk}/replay/"
     if table.status == Table.Status.FAILED:
         view["message"] = "This game could not be played: " + (table.error or "the workers failed")
+    if table.status == Table.Status.CANCELLED:
+        view["message"] = "This game was cancelled: " + (table.error or CANCELLED_TEXT)
     return view
 
 

@@ -222,3 +222,28 @@ def test_blanks_are_controls_that_fit_a_phone(open_tab: Callable[..., Tab], alic
     Table.objects.filter(pk=table.pk).update(clock_seconds=1)  # the person forfeits by leaving: end quickly
     worker.join(timeout=10)
     person.assert_no_errors()
+
+
+def test_a_person_cancels_a_queued_table_and_sits_again(open_tab: Callable[..., Tab], alice, django_db_blocker) -> None:
+    """Issue 29, hole 9: the queued table's page shows the person's place and a Cancel button; once cancelled they may
+    sit again, and the button goes away by itself when their next table starts."""
+    person = open_tab().sign_in(alice)
+    person.goto("/play/?game=love_letter")
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    first = Table.objects.get(owner=alice)
+    assert "1st in line" in person.page.text_content("[data-message]")
+    person.page.click("[data-cancel] button")
+    person.page.wait_for_url("**/play/?game=love_letter")
+    assert "Your table is cancelled" in person.page.content()
+    assert Table.objects.get(pk=first.pk).status == Table.Status.CANCELLED
+    person.page.click("[data-sit]")
+    person.page.wait_for_url("**/tables/*/")
+    second = Table.objects.exclude(pk=first.pk).get(owner=alice)
+    assert person.page.is_visible("[data-cancel]")
+    worker = _play_in_background(second.pk, django_db_blocker)
+    person.page.wait_for_selector("[data-parlour-table][data-status=running]", timeout=20000)
+    assert not person.page.is_visible("[data-cancel]")
+    Table.objects.filter(pk=second.pk).update(clock_seconds=1)  # the person forfeits by leaving: end quickly
+    worker.join(timeout=10)
+    person.assert_no_errors()

@@ -22,7 +22,7 @@ def state_of(table: Table) -> State:
 def start(table: Table) -> Table:
     """Claim the table and play the bots' moves up to the person's first decision."""
     claimed = tables.do_claim_table(table.pk)
-    assert claimed is not None
+    assert claimed is not None and claimed.pk == table.pk, "another table was older in the queue"
     return play_bots(claimed)
 
 
@@ -43,11 +43,11 @@ def play_bots(table: Table) -> Table:
         player.start(seat, table.players, state.options)
         state.apply(player.act(state.observation(seat), state.legal_actions()))
         moves.append({"seat": seat, "action": state.history[-1], "auto": False})
-    tables.do_record_moves(table.pk, moves)
+    tables.do_record_moves(table.pk, table.claim_token, moves)
     if state.is_over():
         finish(table, state, moves)
     else:
-        tables.do_await_person(table.pk, len(moves), table.clock_seconds)
+        tables.do_await_person(table.pk, table.claim_token, len(moves), table.clock_seconds)
     table.refresh_from_db()
     return table
 
@@ -60,7 +60,7 @@ def finish(table: Table, state: State, moves: list[dict]) -> None:
     seats = [{"rank": r, "score": s, "fault": None} for r, s in zip(outcome.ranks, outcome.scores, strict=True)]
     result = runner_result({"game": table.game, "seed": table.seed, "seats": seats, "outcome": outcome.to_json()})
     result.replay = writer.finish({}, outcome)
-    tables.do_finish_table(table.pk, result)
+    tables.do_finish_table(table.pk, table.claim_token, result)
 
 
 def play_person(table: Table, person, choose=None) -> None:

@@ -91,7 +91,7 @@ def test_tables_beyond_the_maximum_wait_queued_and_say_so(alice_api: APIClient, 
     with pytest.raises(tables.TablesFull):
         tables.do_claim_table(second.pk)
     view = bob_api.get(f"/api/tables/{second.pk}/").json()
-    assert view["status"] == "queued" and view["queue"] == {"ahead": 0, "running": 1, "max": 1}
+    assert view["status"] == "queued" and view["queue"] == {"ahead": 0, "place": 1, "running": 1, "max": 1}
     assert "1 of 1 tables are in play" in view["message"]
     assert tables.do_claim_table(first.pk) is None  # already running: a duplicate delivery does nothing
 
@@ -249,25 +249,35 @@ def test_play_bots_helper_reaches_the_persons_turn(alice_api: APIClient) -> None
 
 
 @override_settings(HUMAN_TABLES_MAX=1)
-def test_a_table_whose_worker_died_is_failed_and_frees_its_place(alice_api: APIClient, bob_api: APIClient) -> None:
-    first = start(Table.objects.get(pk=_table(alice_api)["id"]))
+def test_a_table_whose_worker_died_mid_game_is_abandoned_and_frees_its_place(
+    alice_api: APIClient, bob_api: APIClient
+) -> None:
+    first = start(Table.objects.get(pk=_table(alice_api, "ten")["id"]))
     second = Table.objects.get(pk=_table(bob_api)["id"])
     with pytest.raises(tables.TablesFull):
         tables.do_claim_table(second.pk)
-    tables.do_renew_table(first.pk)
+    tables.do_renew_table(first.pk, first.claim_token)
     first.refresh_from_db()
     assert first.lease_until is not None and first.lease_until > timezone.now()
+    state = state_of(first)  # the worker records the person's first move, then dies
+    moves = [*first.moves, {"seat": state.to_move(), "action": state.legal_actions()[0], "auto": False}]
+    tables.do_record_moves(first.pk, first.claim_token, moves)
     Table.objects.filter(pk=first.pk).update(lease_until=timezone.now() - timedelta(seconds=1))
-    assert tables.do_claim_table(second.pk) is not None
+    claimed = tables.do_claim_table(second.pk)
+    assert claimed is not None and claimed.pk == second.pk
     view = alice_api.get(f"/api/tables/{first.pk}/").json()
-    assert view["status"] == "failed" and "the worker playing it stopped" in view["message"]
-    _table(alice_api)  # her failed game no longer counts as one in progress
+    assert view["status"] == "failed" and f"stopped at move {len(moves)}" in view["message"]
+    assert "cannot be resumed" in view["message"] and "start a new one" in view["message"]
+    # the dead worker's late writes change nothing
+    tables.do_record_moves(first.pk, first.claim_token, [])
+    assert Table.objects.get(pk=first.pk).move_count == len(moves)
+    _table(alice_api)  # her abandoned game no longer counts as one in progress
 
 
 def test_a_person_whose_clock_ran_out_is_asked_nothing_more(alice_api: APIClient, bob_api: APIClient) -> None:
     table = start(Table.objects.get(pk=_table(alice_api)["id"]))
     legal = alice_api.get(f"/api/tables/{table.pk}/").json()["legal_actions"]
-    tables.do_forfeit(table.pk)
+    tables.do_forfeit(table.pk, table.claim_token)
     view = alice_api.get(f"/api/tables/{table.pk}/").json()
     assert view["forfeited"] and view["legal_actions"] == [] and "you forfeited" in view["message"]
     assert "clock ran out" in bob_api.get(f"/api/tables/{table.pk}/").json()["message"]

@@ -16,6 +16,7 @@ const turnBox = root.querySelector("[data-turn]");
 const clockBox = root.querySelector("[data-clock]");
 const resultBox = root.querySelector("[data-result]");
 const statusBadge = document.querySelector("[data-table-status]");
+const cancelForm = root.querySelector("[data-cancel]");  // the person's, while the table is queued
 // The latencies survive the reload that brings the replay at the end (this tab only).
 const latencyKey = `parlour-table-${config.id}-latencies`;
 const stored = JSON.parse(sessionStorage.getItem(latencyKey) || "[]");
@@ -151,6 +152,7 @@ function drawNarration(view) {
 function drawStatus(view) {
   if (statusBadge) { statusBadge.textContent = view.status; statusBadge.className = `status ${view.status}`; }
   root.dataset.status = view.status;
+  if (cancelForm) cancelForm.hidden = view.status !== "queued";
   root.dataset.move = String(view.move_count);
   const mine = view.role === "person" && view.to_move === view.person_seat && view.status === "running" && !view.forfeited;
   root.dataset.turn = mine ? "mine" : "theirs";
@@ -213,7 +215,7 @@ function show(view) {
 }
 
 show(config.view);
-if (!["finished", "failed"].includes(config.view.status)) {
+if (!["finished", "failed", "cancelled"].includes(config.view.status)) {
   const events = new EventSource(config.events);
   events.onmessage = (event) => show(JSON.parse(event.data));
   events.addEventListener("over", () => events.close());
