@@ -1,5 +1,5 @@
 """Accounts in-process: who counts as verified (league/services/accounts.py), the users a deploy finds already there
-(migration 0012), and the sign-up count shared by separate web processes through the Redis cache."""
+(migration 0013), and the sign-up count shared by separate web processes through the Redis cache."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_migration_records_every_existing_user_as_verified(db) -> None:
     users = [User.objects.create_user(f"old{n}", f"old{n}@example.org", "x") for n in range(3)]
     VerifiedEmail.objects.all().delete()
-    importlib.import_module("league.migrations.0012_verified_email").verify_existing_users(apps, None)
+    importlib.import_module("league.migrations.0013_verified_email").verify_existing_users(apps, None)
     assert all(is_email_verified(user) for user in users)
 
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('league', '0011_rated_sequence'),
+        ('league', '0013_verified_email'),
     ]
 
     operations = [

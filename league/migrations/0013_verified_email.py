@@ -21,7 +21,7 @@ def verify_existing_users(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("league", "0011_rated_sequence"),
+        ("league", "0012_tournament_allow_same_owner"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
