@@ -461,7 +461,8 @@ def validate_version(self: AnyTask, version_id: int, claim_token: str | None = N
                 )
                 return
             seats += [BotSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
-            result = play_match(game, seats, seed=version_id, sandbox=str(settings.BOT_SANDBOX))
+            limits = Limits.for_validation(game)  # a bank of one move: a bot slow on every move fails here
+            result = play_match(game, seats, seed=version_id, sandbox=str(settings.BOT_SANDBOX), limits=limits)
             mine = result.seats[0]
             if mine.fault is None:
                 accepted = True
