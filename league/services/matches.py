@@ -137,6 +137,8 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
     One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
     lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
     as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
+    if claim_token is None and worker_budget.defer_if_spent(Q(pk=match_id)):
+        return None  # a challenge game of an owner whose worker time is spent: it waits
     claim = claim_matches(Q(pk=match_id), worker, claim_token)
     if claim.claimed != 1:
         return None

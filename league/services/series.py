@@ -98,8 +98,8 @@ def series_of(match_id: int) -> int | None:
 def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
     """Claim every game of the series still to play (queued, or under a lapsed lease, or this worker's own claim):
     one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead. A
-    placement series whose owner's worker time is spent is not claimed: it waits (``worker_budget``)."""
-    if claim_token is None and worker_budget.defer_placement(series_id):
+    placement or challenge series whose owner's worker time is spent is not claimed: it waits (``worker_budget``)."""
+    if claim_token is None and worker_budget.defer_if_spent(Q(series_id=series_id)):
         return None
     token, claimed, _at, _lease = claim_matches(Q(series_id=series_id), worker, claim_token)
     if not claimed:

@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 from django.utils import timezone
 
-from league.models import Match, MatchSeries
+from league.models import Match
 from league.services.errors import HOUR, RateLimited, wait_text
 
 log = logging.getLogger(__name__)
@@ -83,22 +83,27 @@ def free_at(owner_id: int, now: datetime | None = None) -> datetime | None:
     return now + HOUR  # (not reached: the running games' costs are dated now)
 
 
-def defer_placement(series_id: int, now: datetime | None = None) -> bool:
-    """True, and the series' queued games wait (their ``enqueued_at`` moved to when the budget frees: the placement
-    lane and the sweeper take them up from then), if it is a placement series whose owner's worker time of the hour
-    is spent. Staff are exempt."""
-    owner = (
-        MatchSeries.objects.filter(pk=series_id, placing_version__isnull=False)
-        .values_list("placing_version__bot__owner_id", "placing_version__bot__owner__is_staff")
-        .first()
+def defer_if_spent(which: Q, now: datetime | None = None) -> bool:
+    """True, and the queued games of ``which`` (a match, or a series) wait, if they are placement or challenge games
+    whose owner's worker time of the hour is spent: their ``enqueued_at`` moves to when it frees, and the lanes and the
+    sweeper take them up from then. A challenge accepted under the budget is so held to it too. Staff are exempt."""
+    games = Match.objects.filter(
+        which, status=Match.Status.QUEUED, kind__in=[Match.Kind.PLACEMENT, Match.Kind.CHALLENGE]
     )
-    if owner is None or owner[1]:
+    row = games.values_list(
+        _PLACING_OWNER, "series__placing_version__bot__owner__is_staff", _CHALLENGER, "challenges__owner__is_staff"
+    ).first()
+    if row is None:
         return False
-    retry_at = free_at(owner[0], now)
+    placer, placer_staff, challenger, challenger_staff = row
+    owner, staff = (placer, placer_staff) if placer is not None else (challenger, challenger_staff)
+    if owner is None or staff:
+        return False
+    retry_at = free_at(owner, now)
     if retry_at is None:
         return False
-    Match.objects.filter(series_id=series_id, status=Match.Status.QUEUED).update(enqueued_at=retry_at)
-    log.info("series %s: its owner's worker time is spent; placement waits until %s", series_id, retry_at)
+    games.update(enqueued_at=retry_at)
+    log.info("owner %s: worker time of the hour spent; their games wait until %s", owner, retry_at)
     return True
 
 
@@ -117,4 +122,4 @@ def check_budget(owner: AbstractBaseUser, what: str) -> None:
     )
 
 
-__all__ = ["budget_ms", "check_budget", "defer_placement", "free_at", "spent_ms"]
+__all__ = ["budget_ms", "check_budget", "defer_if_spent", "free_at", "spent_ms"]

@@ -13,6 +13,7 @@ from league.models import Bot, Challenge, Match
 from league.services import worker_budget
 from league.services.bots import do_create_bot, do_record_validation
 from league.services.challenges import do_create_challenge
+from league.services.matches import do_claim_match, do_claim_next_match
 
 
 def _ready_bot(owner, name: str) -> Bot:
@@ -52,3 +53,22 @@ def test_a_person_whose_worker_time_is_spent_opens_no_table(alice, bob, alice_ap
     response = alice_api.post("/api/tables/", {"game": "love_letter", "players": 2}, format="json")
     assert response.status_code == 429, response.content
     assert response.json()["error"]["code"] == "rate_limited" and int(response["Retry-After"]) > 3500
+
+
+@override_settings(FAIR_USE_WORKER_SECONDS_PER_HOUR=5, SERIES_GAMES=1)
+def test_a_challenge_accepted_under_the_budget_waits_once_it_is_spent(alice, bob) -> None:
+    hero, villain = _ready_bot(alice, "hero"), _ready_bot(bob, "villain")
+    first, rest = (
+        do_create_challenge(alice, hero.pk, [villain.pk], 1),
+        do_create_challenge(alice, hero.pk, [villain.pk], 4),
+    )
+    first.matches.update(status=Match.Status.FINISHED, finished_at=timezone.now(), wall_ms=6000)  # a slow game: 6 s
+    waiting = rest.matches.order_by("pk").first()
+    # Its message comes: the game is not claimed, it waits until the hour's worker time frees.
+    assert do_claim_match(waiting.pk, "w") is None
+    waiting.refresh_from_db()
+    assert waiting.status == Match.Status.QUEUED and waiting.enqueued_at > timezone.now() + timedelta(minutes=59)
+    assert do_claim_next_match("w") is None  # nor by a worker looking for due work
+    # Bob's challenge games are his: served at once.
+    bobs = do_create_challenge(bob, villain.pk, [hero.pk], 1).matches.get()
+    assert do_claim_match(bobs.pk, "w") is not None
