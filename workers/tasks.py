@@ -59,6 +59,7 @@ from league.services.matches import (
 from league.services.recording import do_record_match_result
 from league.services.series import (
     ClaimedSeries,
+    do_claim_fairest_series,
     do_claim_next_series,
     do_claim_series,
     do_record_series,
@@ -169,7 +170,10 @@ def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> N
         # A game of a series is played with the rest of its series: the whole series is claimed.
         series_id = series_of(match_id)
         if series_id is not None:
-            series = do_claim_series(series_id, worker=_worker(self), claim_token=claim_token)
+            if claim_token is None:  # (a placement series' message claims the fairest placement series)
+                series = do_claim_fairest_series(series_id, worker=_worker(self))
+            else:
+                series = do_claim_series(series_id, worker=_worker(self), claim_token=claim_token)
             held = None if series is None else _HeldSeries(series)
         else:
             match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)

@@ -137,6 +137,18 @@ def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = 
     )
 
 
+def do_claim_fairest_series(series_id: int, worker: str = "") -> ClaimedSeries | None:
+    """What the message of series ``series_id`` claims: for a placement series, the fairest due placement series
+    (``fair_series_order``), not necessarily its own, as ``validate_version`` claims the fairest version; its own when
+    none is fairer, and for any other series. Every series still gets one message, but one owner's messages queued
+    first (a slow bot's burst: minutes a series) cannot make another owner's placement wait behind all of them."""
+    if MatchSeries.objects.filter(pk=series_id, placing_version__isnull=False).exists():
+        claimed = do_claim_next_series(worker)
+        if claimed is not None:
+            return claimed
+    return do_claim_series(series_id, worker)
+
+
 def do_claim_next_series(worker: str = "", placement: bool = True) -> ClaimedSeries | None:
     """Claim the fairest due placement series (``fair_series_order``), or with ``placement=False`` the other series
     whose game has waited longest, as ``do_claim_series`` does; None if there is none."""

@@ -29,8 +29,10 @@ from league.services.matches import do_claim_next_match
 from league.services.placement import placement_progress, spread
 from league.services.series import (
     ClaimedSeries,
+    do_claim_fairest_series,
     do_claim_next_series,
     do_claim_series,
+    do_create_series,
     do_record_series,
     fair_series_order,
 )
@@ -204,6 +206,23 @@ def test_an_owner_over_the_worker_budget_waits_and_others_are_served(settings, a
     assert timezone.now() + timedelta(minutes=59) < waiting.enqueued_at <= timezone.now() + timedelta(hours=1)
     claimed = do_claim_next_series("w")
     assert claimed is not None and owners[claimed.series_id] == "bob"
+
+
+def test_a_placement_series_message_claims_the_fairest_placement_series(settings, alice, bob, db) -> None:
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
+    _house(3)
+    _validated(alice, "slow")
+    _validated(bob, "quick")
+    alices = list(MatchSeries.objects.filter(placing_version__bot__owner=alice).order_by("pk"))
+    bobs = list(MatchSeries.objects.filter(placing_version__bot__owner=bob).order_by("pk"))
+    _spent(alices[0], 20_000)  # her first series: two slow games
+    # The message of Alice's second series (queued before any of Bob's) comes first: Bob's first series is played.
+    claimed = do_claim_fairest_series(alices[1].pk, "w")
+    assert claimed is not None and claimed.series_id == bobs[0].pk
+    # A ladder series' message claims its own.
+    (ladder,) = [do_create_series(GAME, [bobs[0].placing_version, alices[0].placing_version], [7, 8])]
+    claimed = do_claim_fairest_series(ladder.pk, "w")
+    assert claimed is not None and claimed.series_id == ladder.pk
 
 
 def test_placement_progress_in_the_api_and_on_the_status_banner(placing: BotVersion, anon_api: APIClient) -> None:
