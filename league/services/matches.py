@@ -137,8 +137,6 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
     One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
     lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
     as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
-    if claim_token is None and worker_budget.defer_if_spent(Q(pk=match_id)):
-        return None  # a challenge game of an owner whose worker time is spent: it waits
     claim = claim_matches(Q(pk=match_id), worker, claim_token)
     if claim.claimed != 1:
         return None
@@ -152,6 +150,8 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
         .order_by("number")
     )
     match = seats[0].match if seats else Match.objects.get(pk=match_id)
+    if claim_token is None and worker_budget.release_if_spent(Q(pk=match_id), match.kind, token):
+        return None  # a challenge game of an owner whose worker time is spent: it waits
     if match.attempts > settings.MATCH_MAX_ATTEMPTS:
         last = match.error or "its worker stopped answering (killed, or its lease ran out)"
         do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)

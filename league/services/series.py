@@ -99,8 +99,6 @@ def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = 
     """Claim every game of the series still to play (queued, or under a lapsed lease, or this worker's own claim):
     one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead. A
     placement or challenge series whose owner's worker time is spent is not claimed: it waits (``worker_budget``)."""
-    if claim_token is None and worker_budget.defer_if_spent(Q(series_id=series_id)):
-        return None
     token, claimed, _at, _lease = claim_matches(Q(series_id=series_id), worker, claim_token)
     if not claimed:
         return None
@@ -109,6 +107,12 @@ def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = 
         .defer("replay_data")
         .order_by("pk")
     )
+    if (
+        claim_token is None
+        and matches
+        and worker_budget.release_if_spent(Q(series_id=series_id), matches[0].kind, token)
+    ):
+        return None
     playable = []
     for match in matches:
         if match.attempts > settings.MATCH_MAX_ATTEMPTS:

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from league.models import Match
@@ -83,27 +83,35 @@ def free_at(owner_id: int, now: datetime | None = None) -> datetime | None:
     return now + HOUR  # (not reached: the running games' costs are dated now)
 
 
-def defer_if_spent(which: Q, now: datetime | None = None) -> bool:
-    """True, and the queued games of ``which`` (a match, or a series) wait, if they are placement or challenge games
-    whose owner's worker time of the hour is spent: their ``enqueued_at`` moves to when it frees, and the lanes and the
-    sweeper take them up from then. A challenge accepted under the budget is so held to it too. Staff are exempt."""
-    games = Match.objects.filter(
-        which, status=Match.Status.QUEUED, kind__in=[Match.Kind.PLACEMENT, Match.Kind.CHALLENGE]
-    )
-    row = games.values_list(
-        _PLACING_OWNER, "series__placing_version__bot__owner__is_staff", _CHALLENGER, "challenges__owner__is_staff"
-    ).first()
-    if row is None:
+def release_if_spent(which: Q, kind: str, claim_token: str, now: datetime | None = None) -> bool:
+    """(Just after a claim.) True, and the games of ``which`` held under ``claim_token`` go back to the queue to wait,
+    if they are placement or challenge games (``kind``) whose owner's worker time of the hour is spent: their
+    ``enqueued_at`` moves to when it frees (the lanes and the sweeper take them up from then), the attempt is not
+    counted. A challenge accepted under the budget is so held to it too. Staff are exempt. Other games cost no
+    query: the claim that just loaded them says their kind."""
+    if kind == Match.Kind.PLACEMENT:
+        owner_fields = (_PLACING_OWNER, "series__placing_version__bot__owner__is_staff")
+    elif kind == Match.Kind.CHALLENGE:
+        owner_fields = (_CHALLENGER, "challenges__owner__is_staff")
+    else:
         return False
-    placer, placer_staff, challenger, challenger_staff = row
-    owner, staff = (placer, placer_staff) if placer is not None else (challenger, challenger_staff)
-    if owner is None or staff:
+    held = Match.objects.filter(which, status=Match.Status.RUNNING, claim_token=claim_token)
+    row = held.values_list(*owner_fields).first()
+    if row is None or row[0] is None or row[1]:
         return False
-    retry_at = free_at(owner, now)
+    retry_at = free_at(row[0], now)
     if retry_at is None:
         return False
-    games.update(enqueued_at=retry_at)
-    log.info("owner %s: worker time of the hour spent; their games wait until %s", owner, retry_at)
+    held.update(
+        status=Match.Status.QUEUED,
+        claim_token="",
+        claimed_by="",
+        claimed_at=None,
+        lease_until=None,
+        attempts=F("attempts") - 1,
+        enqueued_at=retry_at,
+    )
+    log.info("owner %s: worker time of the hour spent; their games wait until %s", row[0], retry_at)
     return True
 
 
@@ -122,4 +130,4 @@ def check_budget(owner: AbstractBaseUser, what: str) -> None:
     )
 
 
-__all__ = ["budget_ms", "check_budget", "defer_if_spent", "free_at", "spent_ms"]
+__all__ = ["budget_ms", "check_budget", "free_at", "release_if_spent", "spent_ms"]
