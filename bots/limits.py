@@ -13,12 +13,13 @@ class Limits:
     """Every limit a bot runs under. Defaults suit a card game; games override a few (see ``Limits.for_game``)."""
 
     # Time control, enforced by the runner. A move may take move_ms plus whatever is left of bank_ms; the time
-    # charged for a move is its CPU time, but at least its wall time divided by wall_factor (so a bot blocked or
-    # sleeping still runs out of time, while noisy neighbours on a busy worker do not cost a bot its game).
+    # charged for a move is its CPU time, but at least its wall time divided by wall_factor: waiting counts (a bot
+    # blocked or sleeping holds a worker as surely as one computing), and the 10 % tolerance is all a busy worker's
+    # noisy neighbours may cost a bot (docs/decisions.md, "Time and worker budget").
     startup_ms: int = 10_000
     move_ms: int = 1_000
     bank_ms: int = 10_000
-    wall_factor: float = 2.0
+    wall_factor: float = 1.1
     # After the end message, how long a bot may take to exit before it is killed. 0 (the default): killed at once,
     # which takes the bots' exit off every match's wall time; what they react to `end` is then not waited for.
     end_grace_ms: int = 0
@@ -61,6 +62,14 @@ class Limits:
         merged.update(GAME_LIMITS.get(game_id, {}))
         merged.update(overrides)
         return replace(cls(), **merged)
+
+    @classmethod
+    def for_validation(cls, game_id: str) -> Limits:
+        """The smoke match's limits: the game's, with a bank of at most one move. A bot slow on every move is then
+        out of time by its second move, whatever the game's length (a validation game can be four decisions long),
+        while one slow first move still passes."""
+        limits = cls.for_game(game_id)
+        return replace(limits, bank_ms=min(limits.bank_ms, limits.move_ms))
 
     def time_control(self) -> dict[str, Any]:
         """The ``time`` field of the protocol's start message."""

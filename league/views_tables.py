@@ -59,7 +59,7 @@ def play_page(request: HttpRequest) -> HttpResponse:
                 picked += more[: players - 1 - len(picked)]
             table = tables.do_create_table(request.user, game_id, players, picked)
         except ServiceError as exc:
-            error, status = exc.message, (exc.status if exc.status in (400, 403, 404, 409) else 400)
+            error, status = exc.message, (exc.status if exc.status in (400, 403, 404, 409, 429) else 400)
         else:
             messages.success(request, "Your table is set: good luck.")
             return redirect(table)

@@ -399,6 +399,10 @@ HUMAN_TABLE_CLOCKS = _table_clocks_from_env()
 FAIR_USE_BOTS_PER_USER = env_int("FAIR_USE_BOTS_PER_USER", 20, minimum=1)
 FAIR_USE_UPLOADS_PER_HOUR = env_int("FAIR_USE_UPLOADS_PER_HOUR", 30, minimum=1)
 FAIR_USE_VERSIONS_PER_BOT_PER_HOUR = env_int("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", 10, minimum=1)
+# Worker time per owner (league/services/worker_budget.py): the wall time their versions' placement and their
+# challenges cost the workers in any hour. Beyond it challenges and tables get 429, placement waits, and the fair
+# order between placing owners puts the one who spent least first.
+FAIR_USE_WORKER_SECONDS_PER_HOUR = env_int("FAIR_USE_WORKER_SECONDS_PER_HOUR", 1800, minimum=1)
 LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 30, minimum=1)
 
 # "default": the API's throttle counters. Per process unless CACHE_URL names a Redis database: with several web

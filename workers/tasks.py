@@ -60,6 +60,7 @@ from league.services.matches import (
 from league.services.recording import do_record_match_result
 from league.services.series import (
     ClaimedSeries,
+    do_claim_fairest_series,
     do_claim_next_series,
     do_claim_series,
     do_record_series,
@@ -175,7 +176,10 @@ def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> N
         # A game of a series is played with the rest of its series: the whole series is claimed.
         series_id = series_of(match_id)
         if series_id is not None:
-            series = do_claim_series(series_id, worker=_worker(self), claim_token=claim_token)
+            if claim_token is None:  # (a placement series' message claims the fairest placement series)
+                series = do_claim_fairest_series(series_id, worker=_worker(self))
+            else:
+                series = do_claim_series(series_id, worker=_worker(self), claim_token=claim_token)
             held = None if series is None else _HeldSeries(series)
         else:
             match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
@@ -502,7 +506,8 @@ def validate_version(self: AnyTask, version_id: int, claim_token: str | None = N
                 )
                 return
             seats += [BotSeat(label="builtin:random", builtin="random") for _ in range(players - 1)]
-            result = play_match(game, seats, seed=version_id, sandbox=str(settings.BOT_SANDBOX))
+            limits = Limits.for_validation(game)  # a bank of one move: a bot slow on every move fails here
+            result = play_match(game, seats, seed=version_id, sandbox=str(settings.BOT_SANDBOX), limits=limits)
             mine = result.seats[0]
             if mine.fault is None:
                 accepted = True

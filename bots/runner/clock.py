@@ -1,7 +1,8 @@
 """The time control: what a bot is charged for a decision, and how long the runner may wait before it could be over.
 
 Charged time is CPU time where the sandbox measures it (the bot's own cgroup), but at least wall time divided by
-``Limits.wall_factor`` (a bot cannot sleep through its turn); wall time alone where CPU is not measured."""
+``Limits.wall_factor`` (1.1 by default: a bot cannot sleep through its turn, waiting costs it all but a 10 %
+tolerance for a busy machine); wall time alone where CPU is not measured."""
 
 from __future__ import annotations
 

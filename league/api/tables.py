@@ -23,6 +23,7 @@ from rest_framework.response import Response
 from league import cache_headers
 from league.api.examples import GAME
 from league.api.fields import id_list
+from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, errors
 from league.models import Table
 from league.services import tables as services
@@ -87,7 +88,7 @@ class TableSerializer(serializers.Serializer[Table]):
             OpenApiExample("Two players", value={"game": GAME, "players": 2}, request_only=True),
         ],
         request={"application/json": TableCreateSerializer},
-        responses={201: TableSerializer, **errors(400, 401, 404, 409)},
+        responses={201: TableSerializer, **errors(400, 401, 404, 409, 429)},
     ),
     act=extend_schema(
         summary="Play your action at a table",
@@ -120,6 +121,7 @@ class TableViewSet(viewsets.GenericViewSet[Table]):
         table = services.get_table(pk)
         return cache_headers.private(Response(services.table_view(table, request.user)))
 
+    @answers_rate_limits  # a person whose worker time of the hour is spent: 429 with Retry-After
     def create(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise NotAuthenticated("sign in, or send an API token, to sit at a table")

@@ -9,8 +9,9 @@ each opponent, the pairwise games between the owner's seat and that opponent's s
 draw) with an Elo-difference estimate and its 95% interval (``bots.authoring.sprt``). Writes are ``do_*``
 functions; views and the API stay thin.
 
-Each user may ask for at most ``CHALLENGE_GAMES_PER_HOUR`` games in any hour: beyond that ``RateLimited`` (429)
-says when enough of the hour's earlier games will have aged out.
+Each user may ask for at most ``CHALLENGE_GAMES_PER_HOUR`` games in any hour, and none while their worker time of
+the hour is spent (``worker_budget``): beyond that ``RateLimited`` (429) says when enough of the hour's earlier games
+will have aged out.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from games.registry import GAMES, builtin_players
 from league import tournament_formats as tf
 from league.challenge_queries import previous_version
 from league.models import Bot, BotVersion, Challenge, Match
+from league.services import worker_budget
 from league.services.bots import SYSTEM_USERNAME, do_register_builtin_bots
 from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
 from league.services.matches import do_create_match
@@ -126,6 +128,7 @@ def _create(
         # One user's requests are serialised on their row, so two at once cannot both squeeze under the limit.
         get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
         _check_rate(owner, games)
+        worker_budget.check_budget(owner, "more challenge games")
         challenge = Challenge.objects.create(
             owner=owner,
             kind=kind,

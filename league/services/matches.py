@@ -17,7 +17,7 @@ from django.utils import timezone
 from games.registry import GAMES
 from league.models import Bot, BotVersion, Match, Seat
 from league.reasons import public_reason
-from league.services import outbox
+from league.services import outbox, worker_budget
 from league.services.bots import do_record_validation
 from league.services.errors import HOUR
 
@@ -150,6 +150,8 @@ def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = No
         .order_by("number")
     )
     match = seats[0].match if seats else Match.objects.get(pk=match_id)
+    if claim_token is None and worker_budget.release_if_spent(Q(pk=match_id), match.kind, token):
+        return None  # a challenge game of an owner whose worker time is spent: it waits
     if match.attempts > settings.MATCH_MAX_ATTEMPTS:
         last = match.error or "its worker stopped answering (killed, or its lease ran out)"
         do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
@@ -328,29 +330,31 @@ def do_claim_next_version(worker: str = "") -> BotVersion | None:
 def fair_validation_order(now: datetime, limit: int) -> list[int]:
     """The ids of up to ``limit`` pending versions a worker may claim now (free, due), fairest first.
 
-    Each owner's versions take turns: an owner's versions pending or validated in the last hour are numbered in
+    The owner whose placement and challenges cost the workers least in the last hour goes first (``worker_budget``);
+    then each owner's versions take turns: an owner's versions pending or validated in the last hour are numbered in
     upload order, and the lowest number goes first (ties: the oldest upload). So everyone's first pending version
     comes before anyone's second, and an owner who has just had many validated waits behind one who has had none.
     The numbering runs over all of them before the claimable ones are picked, hence the subquery."""
     ops = connection.ops
     version, bot = ops.quote_name(BotVersion._meta.db_table), ops.quote_name(Bot._meta.db_table)
     sql = f"""
-        SELECT id FROM (
-            SELECT v.id, v.status, v.lease_until, v.enqueued_at, v.created,
+        SELECT id, owner_id, turn, created FROM (
+            SELECT v.id, v.status, v.lease_until, v.enqueued_at, v.created, b.owner_id,
                    ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY v.created, v.id) AS turn
             FROM {version} v JOIN {bot} b ON b.id = v.bot_id
             WHERE v.status = %s OR v.validated > %s
         ) ranked
         WHERE status = %s AND (lease_until IS NULL OR lease_until < %s) AND enqueued_at <= %s
-        ORDER BY turn, created, id
-        LIMIT %s
     """
     pending = BotVersion.Status.PENDING.value
     moment = ops.adapt_datetimefield_value(now)
     since = ops.adapt_datetimefield_value(now - HOUR)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [pending, since, pending, moment, moment, limit])
-        return [row[0] for row in cursor.fetchall()]
+        cursor.execute(sql, [pending, since, pending, moment, moment])
+        rows = cursor.fetchall()
+    spent = worker_budget.spent_ms({row[1] for row in rows}, now)
+    rows.sort(key=lambda row: (spent[row[1]], row[2], row[3], row[0]))
+    return [row[0] for row in rows[:limit]]
 
 
 def do_renew_version_lease(version_id: int, claim_token: str) -> bool:

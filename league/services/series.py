@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -26,7 +27,7 @@ from django.utils import timezone
 from bots.results import MatchResult
 from games.registry import GAMES
 from league.models import Bot, BotVersion, Match, MatchSeries, Seat
-from league.services import outbox
+from league.services import outbox, worker_budget
 from league.services.errors import HOUR
 from league.services.matches import ClaimedSeat, _lease_until, claim_matches, do_fail_match
 from league.services.recording import (
@@ -104,7 +105,8 @@ def series_of(match_id: int) -> int | None:
 
 def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
     """Claim every game of the series still to play (queued, or under a lapsed lease, or this worker's own claim):
-    one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead."""
+    one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead. A
+    placement or challenge series whose owner's worker time is spent is not claimed: it waits (``worker_budget``)."""
     token, claimed, _at, _lease = claim_matches(Q(series_id=series_id), worker, claim_token)
     if not claimed:
         return None
@@ -113,6 +115,12 @@ def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = 
         .defer("replay_data")
         .order_by("pk")
     )
+    if (
+        claim_token is None
+        and matches
+        and worker_budget.release_if_spent(Q(series_id=series_id), matches[0].kind, token)
+    ):
+        return None
     playable = []
     for match in matches:
         if match.attempts > settings.MATCH_MAX_ATTEMPTS:
@@ -141,6 +149,18 @@ def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = 
     )
 
 
+def do_claim_fairest_series(series_id: int, worker: str = "") -> ClaimedSeries | None:
+    """What the message of series ``series_id`` claims: for a placement series, the fairest due placement series
+    (``fair_series_order``), not necessarily its own, as ``validate_version`` claims the fairest version; its own when
+    none is fairer, and for any other series. Every series still gets one message, but one owner's messages queued
+    first (a slow bot's burst: minutes a series) cannot make another owner's placement wait behind all of them."""
+    if MatchSeries.objects.filter(pk=series_id, placing_version__isnull=False).exists():
+        claimed = do_claim_next_series(worker)
+        if claimed is not None:
+            return claimed
+    return do_claim_series(series_id, worker)
+
+
 def do_claim_next_series(worker: str = "", placement: bool = True) -> ClaimedSeries | None:
     """Claim the fairest due placement series (``fair_series_order``), or with ``placement=False`` the other series
     whose game has waited longest, as ``do_claim_series`` does; None if there is none."""
@@ -163,17 +183,20 @@ def do_claim_next_series(worker: str = "", placement: bool = True) -> ClaimedSer
 
 
 def fair_series_order(now: datetime, limit: int) -> list[int]:
-    """Up to ``limit`` ids of placement series with a game waiting and due, fairest first: the placing owners take
-    turns (each owner's series numbered in creation order, over the series of the last hour; lowest number first),
-    so one owner's burst of uploads cannot hold up another's placement. Placement's lane: a worker that finished a
-    game claims these before ordinary ladder games; tournament and other games are still claimed by their own
-    messages, so placement never starves them."""
+    """Up to ``limit`` ids of placement series with a game waiting and due, fairest first: the placing owner whose
+    placement and challenges cost the workers least in the last hour first (``worker_budget``), then the owners take
+    turns (each owner's series numbered in creation order, over the series of the last hour; lowest number first).
+    An owner whose worker time is spent is left out (staff excepted): their placement waits, and one owner's slow bot
+    or burst of uploads cannot hold up another's placement. Placement's lane: a worker that finished a game claims
+    these before ordinary ladder games; tournament and other games are still claimed by their own messages, so
+    placement never starves them."""
     ops = connection.ops
     series_t, match_t = ops.quote_name(MatchSeries._meta.db_table), ops.quote_name(Match._meta.db_table)
     version_t, bot_t = ops.quote_name(BotVersion._meta.db_table), ops.quote_name(Bot._meta.db_table)
+    user_t = ops.quote_name(get_user_model()._meta.db_table)
     sql = f"""
-        SELECT id FROM (
-            SELECT s.id, s.created,
+        SELECT id, owner_id, is_staff, turn, created FROM (
+            SELECT s.id, s.created, b.owner_id, u.is_staff,
                    ROW_NUMBER() OVER (PARTITION BY b.owner_id ORDER BY s.created, s.id) AS turn,
                    EXISTS (SELECT 1 FROM {match_t} m
                            WHERE m.series_id = s.id AND m.placing AND m.status = %s
@@ -181,17 +204,21 @@ def fair_series_order(now: datetime, limit: int) -> list[int]:
             FROM {series_t} s
             JOIN {version_t} v ON v.id = s.placing_version_id
             JOIN {bot_t} b ON b.id = v.bot_id
+            JOIN {user_t} u ON u.id = b.owner_id
             WHERE s.created > %s
         ) ranked
         WHERE waiting
-        ORDER BY turn, created, id
-        LIMIT %s
     """
     moment = ops.adapt_datetimefield_value(now)
     since = ops.adapt_datetimefield_value(now - HOUR)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [Match.Status.QUEUED.value, moment, since, limit])
-        return [row[0] for row in cursor.fetchall()]
+        cursor.execute(sql, [Match.Status.QUEUED.value, moment, since])
+        rows = cursor.fetchall()
+    spent = worker_budget.spent_ms({row[1] for row in rows}, now)
+    budget = worker_budget.budget_ms()
+    rows = [row for row in rows if row[2] or spent[row[1]] < budget]
+    rows.sort(key=lambda row: (spent[row[1]], row[3], row[4], row[0]))
+    return [row[0] for row in rows[:limit]]
 
 
 def do_renew_series_lease(series_id: int, claim_token: str) -> bool:

@@ -34,7 +34,7 @@ from league.bot_status import ordinal
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard, not_ranked
-from league.services import outbox
+from league.services import outbox, worker_budget
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
 from league.services.matches import SWEEP_BATCH, retry_delay
@@ -92,6 +92,7 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
         raise ServiceError(
             "you already have a game in progress: finish it first", code=ErrorCode.TABLE_IN_PROGRESS, status=409
         )
+    worker_budget.check_budget(person, "a new table")  # (the person who opens it: their bots' use counts)
     if bot_ids is None or bot_ids == []:
         bots = default_opponents(game_id, players - 1)
     else:

@@ -27,9 +27,10 @@ def example_bot(name: str) -> Path:
     return registry.example_dir(name) if name in registry.GAMES else EXAMPLES / name
 
 
-# Short clocks keep the suite fast: a hung bot is caught within (move_ms + bank_ms) * wall_factor. No grace after
-# `end` (the default): bots are killed as soon as the match is over, as on the league's workers.
-FAST = Limits(startup_ms=8000, move_ms=300, bank_ms=300, wall_factor=2.0)
+# Short clocks keep the suite fast: a hung bot is caught within (move_ms + bank_ms) * wall_factor (the league's own
+# wall_factor, so that the tests hold the rule the league plays by). No grace after `end` (the default): bots are
+# killed as soon as the match is over, as on the league's workers.
+FAST = Limits(startup_ms=8000, move_ms=300, bank_ms=300)
 # A grace period after `end`, for the tests of what a bot does when the match is over.
 GRACE = replace(FAST, end_grace_ms=2000)
 

@@ -134,8 +134,20 @@ def test_a_hanging_bot_times_out(pile: str, bot: Callable[..., Path]) -> None:
     began = time.monotonic()
     result = play(pile, [hostile(bot, "hang"), RANDOM])
     assert_completed_with_fault(result, 0, "timeout")
-    # a sleeping bot is charged wall time / wall_factor: caught after (move + bank) * factor = 1.2 s
+    # a sleeping bot is charged wall time / wall_factor: caught after (move + bank) * factor = 0.66 s
     assert time.monotonic() - began < 5
+
+
+def test_a_bot_sleeping_through_every_move_times_out_within_its_game(pile: str, bot: Callable[..., Path]) -> None:
+    # The league's time control scaled down tenfold, same ratios (move 1 s, bank 10 s, wall_factor as the league's):
+    # sleeping 1.9 moves' worth on every move is overdrawn 1.9 / 1.1 - 1 = 0.73 of a move each time, so the bank of
+    # ten moves lasts 13 moves and the 14th is a timeout, however little CPU the bot uses. (With waiting charged at
+    # half its wall time it never ran out, taking 1.9 times its budget on every move of every game.)
+    limits = replace(FAST, move_ms=100, bank_ms=1000)
+    result = play(pile, [hostile(bot, "sleepy", SLEEP_MS="190"), RANDOM], limits=limits, options={"pile": 200})
+    assert_completed_with_fault(result, 0, "timeout")
+    assert 10 <= result.seats[0].moves <= 13, result.seats[0].moves  # (a busy machine may only make it shorter)
+    assert result.seats[0].cpu_ms is not None and result.seats[0].cpu_ms < result.seats[0].time_ms / 4
 
 
 def test_a_cpu_spinning_bot_times_out_on_cpu_time(pile: str, bot: Callable[..., Path]) -> None:

@@ -34,8 +34,8 @@ def _new_version(bot: Bot) -> BotVersion:
     return version
 
 
-def _play(match: Match, ranks_by_version: dict[int, int]) -> None:
-    """Record a result for ``match``: each seat's rank from its version."""
+def _play(match: Match, ranks_by_version: dict[int, int], wall_ms: int = 5) -> None:
+    """Record a result for ``match``: each seat's rank from its version, played in ``wall_ms``."""
     do_claim_match(match.pk)
     seats = list(match.seats.order_by("number"))
     result = {
@@ -44,7 +44,7 @@ def _play(match: Match, ranks_by_version: dict[int, int]) -> None:
             for s in seats
         ],
         "replay": {"format": "parlour-replay/1", "moves": []},
-        "wall_ms": 5,
+        "wall_ms": wall_ms,
     }
     assert do_record_match_result(match.pk, runner_result(result))
 
@@ -151,6 +151,29 @@ def test_a_bot_without_a_ready_version_cannot_play(alice_api, alice, duel) -> No
     page = client.get("/challenges/").content.decode()
     assert f'href="/bots/{pending.pk}/challenge/"' not in page and f'href="/bots/{_hero.pk}/challenge/"' in page
     assert "1 of your bots cannot play yet" in page
+
+
+@override_settings(FAIR_USE_WORKER_SECONDS_PER_HOUR=3)
+def test_once_an_owners_worker_time_is_spent_challenges_answer_429(alice_api, bob_api, duel) -> None:
+    hero, villain = duel
+    ask = {"bot": hero.pk, "opponents": [villain.pk], "games": 2}
+    response = alice_api.post("/api/challenges/", ask, format="json")
+    assert response.status_code == 201
+    # Two games well under the game count's limit, but a slow bot's: 2 s of worker time each.
+    for match in Challenge.objects.get(pk=response.json()["id"]).matches.all():
+        _play(match, {hero.versions.get().pk: 1, villain.versions.get().pk: 2}, wall_ms=2000)
+    response = alice_api.post("/api/challenges/", ask, format="json")
+    assert response.status_code == 429, response.content
+    error = response.json()["error"]
+    assert error["code"] == "rate_limited" and "3 s in the last hour" in error["message"], error
+    retry = int(response["Retry-After"])
+    assert 3500 < retry <= 3600 and error["retry_after_seconds"] == retry
+    # Alice's slow games are hers alone: Bob, who spent nothing, is served.
+    back = {"bot": villain.pk, "opponents": [hero.pk], "games": 2}
+    assert bob_api.post("/api/challenges/", back, format="json").status_code == 201
+    # An hour after the games finished, their worker time no longer counts.
+    Match.objects.filter(challenges__owner=hero.owner).update(finished_at=timezone.now() - timedelta(minutes=61))
+    assert alice_api.post("/api/challenges/", ask, format="json").status_code == 201
 
 
 @override_settings(CHALLENGE_GAMES_PER_HOUR=10)

@@ -6,8 +6,9 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from league.models import BotVersion
+from league.models import Bot, BotVersion, Match
 from league.services.bots import do_add_version, do_create_bot, do_record_validation
+from league.services.challenges import do_create_challenge
 from league.services.matches import do_claim_next_version, fair_validation_order
 
 CODE = b"print('hi')\n"
@@ -61,3 +62,17 @@ def test_a_validation_from_long_ago_is_no_longer_a_turn_taken(alice, bob) -> Non
     b = _burst(bob, "first", 1)
     a = _burst(alice, "new", 1)
     assert _order() == [b[0], a[0]]  # equal turns: the older upload first
+
+
+def test_an_owner_who_spent_more_worker_time_waits_behind_one_who_spent_less(alice, bob) -> None:
+    hero, rival = _burst(alice, "hero", 1)[0], _burst(bob, "rival", 1)[0]
+    for version_id in (hero, rival):  # one validated each this hour: the same turns taken
+        do_record_validation(version_id, True, "ok", "")
+    alice_bot, bob_bot = Bot.objects.get(owner=alice), Bot.objects.get(owner=bob)
+    # Alice's challenges have had 40 s of the workers this hour; Bob's nothing.
+    challenge = do_create_challenge(alice, alice_bot.pk, [bob_bot.pk], 2)
+    challenge.matches.update(status=Match.Status.FINISHED, finished_at=timezone.now(), wall_ms=20_000)
+    a = do_add_version(alice_bot, CODE, "bot.py").pk
+    b = do_add_version(bob_bot, CODE, "bot.py").pk
+    # By turns and upload order Alice's would go first; by worker time spent, Bob's does.
+    assert _order() == [b, a]

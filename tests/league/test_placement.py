@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import itertools
 import random
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
@@ -28,8 +29,10 @@ from league.services.matches import do_claim_next_match
 from league.services.placement import placement_progress, spread
 from league.services.series import (
     ClaimedSeries,
+    do_claim_fairest_series,
     do_claim_next_series,
     do_claim_series,
+    do_create_series,
     do_record_series,
     fair_series_order,
 )
@@ -193,6 +196,61 @@ def test_placement_goes_first_with_owners_taking_turns_and_single_claims_leave_s
     assert do_claim_next_match("w") is None  # every queued game is in a series
     claimed = do_claim_next_series("w")
     assert claimed is not None and claimed.series_id == order[0]
+
+
+def _spent(series: MatchSeries, wall_ms: int) -> None:
+    """The series' games finished now, having taken ``wall_ms`` of worker time each."""
+    series.matches.update(status=Match.Status.FINISHED, finished_at=timezone.now(), wall_ms=wall_ms)
+
+
+def test_the_owner_who_spent_less_worker_time_is_served_first(settings, alice, bob, db) -> None:
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
+    _house(3)
+    _validated(alice, "slow")  # Alice's burst comes first, so she would have the turn
+    _validated(bob, "quick")
+    first = {s.placing_version.bot.owner.username: s for s in MatchSeries.objects.select_related().order_by("pk")}
+    assert [s.pk for s in first.values()] == sorted(s.pk for s in first.values())  # (one series each: the first)
+    _spent(first["alice"], 20_000)  # two games of a slow bot: 40 s
+    _spent(first["bob"], 150)  # two quick games: 0.3 s
+    owners = {s.pk: s.placing_version.bot.owner.username for s in MatchSeries.objects.select_related()}
+    # Both have had one series; by turns Alice's second (created first) would go next. By worker time, Bob's does.
+    assert [owners[s] for s in fair_series_order(timezone.now(), 10)] == ["bob", "alice"]
+
+
+def test_an_owner_over_the_worker_budget_waits_and_others_are_served(settings, alice, bob, db) -> None:
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
+    settings.FAIR_USE_WORKER_SECONDS_PER_HOUR = 30
+    _house(3)
+    _validated(alice, "slow")
+    _validated(bob, "quick")
+    alices = list(MatchSeries.objects.filter(placing_version__bot__owner=alice).order_by("pk"))
+    _spent(alices[0], 20_000)  # 40 s of the 30 s budget
+    owners = {s.pk: s.placing_version.bot.owner.username for s in MatchSeries.objects.select_related()}
+    assert {owners[s] for s in fair_series_order(timezone.now(), 10)} == {"bob"}  # Alice is off the priority lane
+    # Her series' own message (run_match) does not claim it either: its games wait until the budget frees.
+    assert do_claim_series(alices[1].pk, "w") is None
+    waiting = alices[1].matches.get(pk=alices[1].matches.order_by("pk").first().pk)
+    assert waiting.status == Match.Status.QUEUED
+    assert timezone.now() + timedelta(minutes=59) < waiting.enqueued_at <= timezone.now() + timedelta(hours=1)
+    claimed = do_claim_next_series("w")
+    assert claimed is not None and owners[claimed.series_id] == "bob"
+
+
+def test_a_placement_series_message_claims_the_fairest_placement_series(settings, alice, bob, db) -> None:
+    settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
+    _house(3)
+    _validated(alice, "slow")
+    _validated(bob, "quick")
+    alices = list(MatchSeries.objects.filter(placing_version__bot__owner=alice).order_by("pk"))
+    bobs = list(MatchSeries.objects.filter(placing_version__bot__owner=bob).order_by("pk"))
+    _spent(alices[0], 20_000)  # her first series: two slow games
+    # The message of Alice's second series (queued before any of Bob's) comes first: Bob's first series is played.
+    claimed = do_claim_fairest_series(alices[1].pk, "w")
+    assert claimed is not None and claimed.series_id == bobs[0].pk
+    # A ladder series' message claims its own.
+    (ladder,) = [do_create_series(GAME, [bobs[0].placing_version, alices[0].placing_version], [7, 8])]
+    claimed = do_claim_fairest_series(ladder.pk, "w")
+    assert claimed is not None and claimed.series_id == ladder.pk
 
 
 def test_placement_progress_in_the_api_and_on_the_status_banner(placing: BotVersion, anon_api: APIClient) -> None:
