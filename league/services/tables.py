@@ -29,7 +29,7 @@ from games.registry import GAMES, get_game
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard, not_ranked
-from league.services import outbox
+from league.services import changes, outbox
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
 
@@ -190,12 +190,14 @@ def do_record_moves(table_id: int, moves: list[dict[str, Any]]) -> None:
             moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now)
         )
         Table.objects.filter(pk=table_id, pending_index__lt=len(kept)).update(pending=None, pending_index=None)
+    changes.publish("table", table_id)  # the turn moved on: its watchers' views change
 
 
 def do_await_person(table_id: int, move_index: int, clock: int) -> None:
     """Start the person's clock for the decision at ``move_index``."""
     deadline = timezone.now() + timedelta(seconds=clock)
     Table.objects.filter(pk=table_id, move_count=move_index).update(deadline=deadline)
+    changes.publish("table", table_id)
 
 
 def do_forfeit(table_id: int) -> None:
@@ -232,6 +234,7 @@ def do_finish_table(table_id: int, result: MatchResult) -> None:
         pending=None,
         pending_index=None,
     )
+    changes.publish("table", table_id)
 
 
 def do_fail_table(table_id: int, error: str) -> None:
@@ -297,6 +300,7 @@ def do_act(person: Person, table_id: object, move_index: object, action: object)
     ).update(pending=state.history[-1], pending_index=move_index)
     if sent != 1:
         raise ServiceError("an action for this move was already sent", code=ErrorCode.STALE_MOVE, status=409)
+    changes.publish("table", table.pk)
 
 
 @dataclass(frozen=True)
