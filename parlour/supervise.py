@@ -3,11 +3,11 @@
 Processes (docs/operations.md, "Processes"): the web server (uvicorn on parlour.asgi: one process that reloads on
 code changes for `make run`, ``--web-processes`` of them for `make serve`); Celery beat on its own; a match worker
 (queue ``celery``, WORKERS processes); a lane worker (queue ``validation``, one process), so that an upload is
-validated at once however many matches are queued. A process that exits is started again, at once the first time and then after a back-off that
-doubles up to BACKOFF_MAX_SECONDS (reset once it has run for STABLE_SECONDS). A worker whose heartbeat file
-(parlour/liveness.py) is older than WORKER_STALL_SECONDS has stopped taking work: it is killed and started again; so is
-a web server that has not answered the supervisor's request for its home page for as long (its heartbeat file is
-touched by each answer, whatever its status).
+validated at once however many matches are queued. A process that exits is started again, at once the first time
+and then after a back-off that doubles up to BACKOFF_MAX_SECONDS (reset once it has run for STABLE_SECONDS). A worker
+whose heartbeat file (parlour/liveness.py) is older than WORKER_STALL_SECONDS has stopped taking work: it is killed and
+started again; so is a web server that has not answered the supervisor's request for its home page for as long (its
+heartbeat file is touched by each answer, whatever its status).
 SIGINT (Ctrl-C) or SIGTERM stops every process: SIGTERM to each main process first (a worker finishes its current
 tasks), SIGKILL to each whole process group after STOP_GRACE_SECONDS. Each process runs in its own session, so a
 terminal's Ctrl-C reaches the supervisor only.
