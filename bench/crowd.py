@@ -33,6 +33,7 @@ import sys
 import tarfile
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,26 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _environment(tree: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        **infra.environment(DB_NAME),
+        "PYTHONPATH": str(tree),
+        "CONN_MAX_AGE": "0",
+        "STREAM_MAX_PER_ADDRESS": "100000",
+        "STREAM_MAX_OPEN": "100000",
+        "API_THROTTLE_ANON": "100000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
 class Server:
     """One web server process tree on the throwaway database: uvicorn (new) or gunicorn sync workers (old)."""
 
     def __init__(self, kind: str, processes: int, tree: Path = ROOT) -> None:
+        # DEBUG off: the pages need the static files' manifest, as in production
+        command = [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"]
+        subprocess.run(command, cwd=tree, env=_environment(tree), check=True)
         self.port = _free_port()
         self.log = ROOT / "var" / "bench" / "logs" / f"crowd-{kind}-{self.port}.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
@@ -70,18 +87,13 @@ class Server:
             gunicorn = str(Path(python).parent / "gunicorn")
             command = [gunicorn, "parlour.wsgi:application", "--workers", str(processes)]
             command += ["--bind", f"127.0.0.1:{self.port}", "--timeout", "120"]
-        env = {
-            **os.environ,
-            **infra.environment(DB_NAME),
-            "PYTHONPATH": str(tree),
-            "CONN_MAX_AGE": "0",
-            "STREAM_MAX_PER_ADDRESS": "100000",
-            "STREAM_MAX_OPEN": "100000",
-            "API_THROTTLE_ANON": "100000/min",
-            "LOG_LEVEL": "WARNING",
-        }
         self.process = subprocess.Popen(
-            command, cwd=tree, env=env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=tree,
+            env=_environment(tree),
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -240,6 +252,8 @@ def _get_ms(url: str, timeout: float = PAGE_TIMEOUT_SECONDS) -> float:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as answer:
             answer.read()
+    except urllib.error.HTTPError as error:
+        raise SystemExit(f"{url} answered {error.code}: the benchmark measures pages that work") from None
     except OSError:
         return float("inf")  # timed out (or refused): the page is down for this visitor
     return (time.perf_counter() - began) * 1000
@@ -270,10 +284,12 @@ def _phase(server: Server, matches: list[Any], watchers: int, seconds: float, pa
     publisher = Publisher(matches)
     publisher.start()
     time.sleep(2)  # every stream has its first view: only the steady state is measured
+    # The database first, with no page read (pages cost queries too, and fewer get read when the server is busy).
     before, began = _transactions(), time.monotonic()
-    page_times = _read_pages(f"http://127.0.0.1:{server.port}", pages, seconds)
-    time.sleep(1.5)  # PostgreSQL's statistics are flushed about every second
+    time.sleep(seconds)
     qps = (_transactions() - before) / (time.monotonic() - began)
+    time.sleep(1.5)  # PostgreSQL's statistics are flushed about every second: let this window's settle
+    page_times = _read_pages(f"http://127.0.0.1:{server.port}", pages, seconds)
     publisher.stop()
     arrivals = crowd.stop()
     delays = _deliveries(arrivals, watched, publisher.published)
@@ -312,6 +328,7 @@ def _attack(server: Server, match: int, sizes: list[int], samples: int) -> dict[
         future.cancel()
         for stream in streams:
             loop.call_soon_threadsafe(stream.close)
+        time.sleep(0.5)  # the cancelled openings finish before their loop stops
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         found[size] = (quantile(times, 0.5), times[-1])

@@ -104,7 +104,8 @@ class Topic:
         if self.version > seen:
             return True
         try:
-            await asyncio.wait_for(self.changed.wait(), max(0.0, seconds))
+            async with asyncio.timeout(max(0.0, seconds)):
+                await self.changed.wait()
         except TimeoutError:
             return self.version > seen
         return True

@@ -38,7 +38,8 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
 
     async def bounded_send(message: Mapping[str, Any]) -> None:
         try:
-            await asyncio.wait_for(send(message), timeout)
+            async with asyncio.timeout(timeout):  # a timer, not a task per chunk (wait_for's cost)
+                await send(message)
         except TimeoutError:
             raise SlowReader from None
 
