@@ -3,7 +3,8 @@
 An async view returns ``follow(...)``: a StreamingHttpResponse over an async iterator, so an open stream costs a
 coroutine on the ASGI server (parlour/asgi.py), not a worker or a thread. The row's changes reach it through this
 process's stream hub (league/stream_hub.py: one read per change for all its watchers). A stream sends the view at
-once, then each time it changes; it lasts STREAM_SECONDS and EventSource reconnects by itself after STREAM_RETRY_MS.
+once, then each time it changes; it lasts STREAM_SECONDS (± STREAM_JITTER_SECONDS) and EventSource reconnects by
+itself after STREAM_RETRY_MS.
 
 Bounded: at most STREAM_MAX_OPEN streams per web process and STREAM_MAX_PER_ADDRESS from one address; past either the
 answer is 429 (that address) or 503 (everyone) with Retry-After, and the page's script (league/static/league/table.js)
@@ -13,6 +14,7 @@ falls back to asking again slowly. A reader too slow to take an event is dropped
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections.abc import AsyncIterator, Callable, Hashable
 
@@ -26,6 +28,9 @@ from league.stream_hub import Feed, Hub, current, in_db_thread
 from league.views_accounts import client_address
 
 STREAM_SECONDS = 25.0
+# Each stream lasts STREAM_SECONDS give or take this much: a crowd that opened together (a popular game's start, a
+# restarted server) does not reconnect together every 25 s, each time all opening checks at once.
+STREAM_JITTER_SECONDS = 5.0
 STREAM_RETRY_MS = 300
 RETRY_AFTER_SECONDS = 30  # past a cap: when to ask again (the page's script waits at least this long)
 # A watcher new to a row gets a view built at most this long ago (a table's clock moves on even when its row does not).
@@ -106,7 +111,7 @@ async def _events(hub: Hub, feed: Feed, pk: int, viewer: Hashable, ticket: _Tick
         yield f"retry: {STREAM_RETRY_MS}\n\n".encode()
         topic = hub.join(feed, pk)
         try:
-            until = time.monotonic() + STREAM_SECONDS
+            until = time.monotonic() + STREAM_SECONDS + random.uniform(-STREAM_JITTER_SECONDS, STREAM_JITTER_SECONDS)
             seen, max_age = 0, FRESH_SECONDS
             while await topic.wait_for_change(seen, until - time.monotonic()):
                 if topic.gone:
