@@ -61,7 +61,6 @@ def _environment(tree: Path) -> dict[str, str]:
         **os.environ,
         **infra.environment(DB_NAME),
         "PYTHONPATH": str(tree),
-        "CONN_MAX_AGE": "0",
         "STREAM_MAX_PER_ADDRESS": "100000",
         "STREAM_MAX_OPEN": "100000",
         "API_THROTTLE_ANON": "100000/min",

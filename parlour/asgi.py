@@ -1,4 +1,5 @@
-"""The site under an ASGI server (uvicorn: `make run`, `make serve`; docs/decisions.md, "The async server").
+"""The site under an ASGI server (uvicorn: `make run`, `make serve`; docs/decisions.md, "The async server and live
+streams for a crowd"), with no persistent database connections.
 
 Django's ASGI application, wrapped so that a reader too slow to accept a chunk (a stalled event stream, a client that
 stops reading) is dropped after STREAM_SEND_TIMEOUT_SECONDS instead of holding its response open forever: the server
@@ -19,6 +20,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 django_application = get_asgi_application()
 
 from django.conf import settings  # noqa: E402  (after the application: it sets Django up)
+
+# Django's advice under ASGI: no persistent database connections. A request's synchronous code runs on a thread of
+# its own, so a kept connection is never reused, only left open until that thread is collected. (The Celery workers
+# keep CONN_MAX_AGE.)
+for _database in settings.DATABASES.values():
+    _database["CONN_MAX_AGE"] = 0
 
 log = logging.getLogger("parlour.asgi")
 Scope = dict[str, Any]

@@ -59,7 +59,6 @@ def asgi_server(transactional_db, tmp_path: Path) -> Iterator[Callable[..., Serv
             "REDIS_URL": settings.REDIS_URL,
             "SECRET_KEY": settings.SECRET_KEY,
             "DEBUG": "0",
-            "CONN_MAX_AGE": "0",
             "LOG_LEVEL": "WARNING",
             **env,
         }
