@@ -1,11 +1,15 @@
-# The two commands a newcomer needs: `make run` (the league on the embedded default) and `make test`.
-.PHONY: setup run test lint format bench
+# The two commands a newcomer needs: `make run` (the league on the embedded default) and `make test`; and
+# `make serve`, the production topology on one machine (PostgreSQL, Redis, several web processes).
+.PHONY: setup run serve test lint format bench
 
 setup:
 	bin/setup
 
 run: setup
 	bin/run-league
+
+serve: setup
+	bin/serve
 
 test: setup
 	bin/test

@@ -3,12 +3,12 @@ league/views_watch.py).
 
 The pages stay thin: league.services.tables decides what each viewer may see; the table page's script
 (league/static/league/table.js) draws it with the game's replay renderer and sends actions through the API.
-The event stream polls the database (no Redis needed: it works on `make run` too) and pushes the viewer's view of
-the table whenever it changes.
+The event stream (league/event_stream.py) pushes the viewer's view of the table whenever it changes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from django.contrib import messages
@@ -27,6 +27,7 @@ from league.replays import parse_seat, renderer_url
 from league.services import tables
 from league.services.errors import ErrorCode, ServiceError
 from league.services.table_seating import check_seatable
+from league.stream_hub import Feed
 
 
 def _players(raw: str | None, game_id: str) -> int:
@@ -132,19 +133,23 @@ def cancel_table(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(f"{reverse('play')}?game={table.game}")
 
 
-def table_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+def _table_view(pk: int, person: Hashable) -> tuple[dict[str, Any], bool]:
+    table = tables.get_table(pk)
+    data = tables.table_view(table, table.owner if person is not None and person == table.owner_id else None)
+    return data, data["status"] in Table.Status.finalized()
+
+
+TABLES = Feed("table", tables.fingerprint, _table_view)
+
+
+async def table_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     """Server-sent events: the viewer's view of the table each time it changes (and once at the start)."""
-    try:
-        tables.get_table(pk)
-    except ServiceError as exc:
-        return JsonResponse({"error": {"code": exc.code, "message": exc.message}}, status=404)
-    user = request.user
 
-    def view() -> tuple[dict[str, Any], bool]:
-        data = tables.table_view(tables.get_table(pk), user)
-        return data, data["status"] in Table.Status.finalized()
+    def viewer() -> int | None:  # the person at the table sees their hand; every other viewer the public view
+        table = tables.get_table(pk)
+        return table.owner_id if request.user.is_authenticated and request.user.pk == table.owner_id else None
 
-    return event_stream.follow(lambda: tables.fingerprint(pk), view)
+    return await event_stream.follow(request, TABLES, pk, viewer)
 
 
 def table_frames(request: HttpRequest, pk: int) -> JsonResponse:

@@ -2,14 +2,15 @@
 
 Thin: league.services.watch decides what a spectator may see (the public view only, never the seed or a hand). The
 page reuses the people's table script (league/static/league/table.js) in spectator mode: the game's own renderer
-draws the public view pushed by server-sent events. The stream polls the database (no Redis: `make run` works).
+draws the public view pushed by server-sent events (league/event_stream.py: one read per change, however many watch).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -19,7 +20,8 @@ from league import cache_headers, event_stream, live, visibility
 from league.models import Match
 from league.replays import renderer_url
 from league.services import tables, watch
-from league.services.errors import ErrorCode
+from league.services.errors import ErrorCode, ServiceError
+from league.stream_hub import Feed
 
 LIVE_LIST_SECONDS = 3  # /live/'s list is asked for again this often
 
@@ -43,16 +45,22 @@ def match_live_page(request: HttpRequest, pk: int) -> HttpResponse:
     return cache_headers.no_store(render(request, "league/match_live.html", context))
 
 
-def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
+def _match_view(pk: int, viewer: Hashable) -> tuple[dict[str, Any], bool]:
+    match = Match.objects.get(pk=pk)
+    return watch.match_view(match), match.status not in (Match.Status.RUNNING, Match.Status.QUEUED)
+
+
+MATCHES = Feed("match", watch.fingerprint, _match_view)
+
+
+async def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:
     """Server-sent events: the spectator's view each time the published moves (or the status) change."""
-    if not visibility.matches(request.user).filter(pk=pk).exists():
-        return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": f"no match {pk}"}}, status=404)
 
-    def view() -> tuple[dict[str, Any], bool]:
-        match = Match.objects.get(pk=pk)
-        return watch.match_view(match), match.status not in (Match.Status.RUNNING, Match.Status.QUEUED)
+    def viewer() -> None:  # every spectator of a match sees the same public view
+        if not visibility.matches(request.user).filter(pk=pk).exists():
+            raise ServiceError(f"no match {pk}", code=ErrorCode.NOT_FOUND, status=404)
 
-    return event_stream.follow(lambda: watch.fingerprint(pk), view)
+    return await event_stream.follow(request, MATCHES, pk, viewer)
 
 
 def _live_list() -> live.Region:

@@ -375,6 +375,14 @@ HUMAN_TABLES_MAX = env_int("HUMAN_TABLES_MAX", 1, minimum=1)
 # Watching league matches live (docs/live.md): a running match's worker publishes its moves at most this often
 # (one small database write); 0 turns live publishing off.
 LIVE_MATCH_INTERVAL_MS = env_int("LIVE_MATCH_INTERVAL_MS", 150, minimum=0)
+# Live event streams (league/event_stream.py, docs/live.md): open at once per web process, and from one address (429
+# past it, 503 past the total, each with Retry-After); how often each web process re-reads the rows it streams (with
+# REDIS_URL a safety net: changes arrive published); a reader that takes longer than STREAM_SEND_TIMEOUT_SECONDS to
+# accept a chunk is dropped (parlour/asgi.py).
+STREAM_MAX_OPEN = env_int("STREAM_MAX_OPEN", 2000, minimum=1)
+STREAM_MAX_PER_ADDRESS = env_int("STREAM_MAX_PER_ADDRESS", 16, minimum=1)
+STREAM_POLL_MS = env_int("STREAM_POLL_MS", 1000 if REDIS_URL else 100, minimum=10)
+STREAM_SEND_TIMEOUT_SECONDS = env_int("STREAM_SEND_TIMEOUT_SECONDS", 10, minimum=1)
 
 
 def _table_clocks_from_env() -> dict[str, int]:

@@ -1,10 +1,13 @@
 """The league's supervisor (``bin/run-league`` execs it): starts every process, keeps them running, stops them all.
 
-Processes (docs/operations.md, "Processes"): the web server; Celery beat on its own; a match worker (queue ``celery``,
-WORKERS processes); a lane worker (queue ``validation``, one process), so that an upload is validated at once however
-many matches are queued. A process that exits is started again, at once the first time and then after a back-off that
-doubles up to BACKOFF_MAX_SECONDS (reset once it has run for STABLE_SECONDS). A worker whose heartbeat file
-(parlour/liveness.py) is older than WORKER_STALL_SECONDS has stopped taking work: it is killed and started again.
+Processes (docs/operations.md, "Processes"): the web server (uvicorn on parlour.asgi: one process that reloads on
+code changes for `make run`, ``--web-processes`` of them for `make serve`); Celery beat on its own; a match worker
+(queue ``celery``, WORKERS processes); a lane worker (queue ``validation``, one process), so that an upload is
+validated at once however many matches are queued. A process that exits is started again, at once the first time
+and then after a back-off that doubles up to BACKOFF_MAX_SECONDS (reset once it has run for STABLE_SECONDS). A worker
+whose heartbeat file (parlour/liveness.py) is older than WORKER_STALL_SECONDS has stopped taking work: it is killed and
+started again; so is a web server that has not answered the supervisor's request for its home page for as long (its
+heartbeat file is touched by each answer, whatever its status).
 SIGINT (Ctrl-C) or SIGTERM stops every process: SIGTERM to each main process first (a worker finishes its current
 tasks), SIGKILL to each whole process group after STOP_GRACE_SECONDS. Each process runs in its own session, so a
 terminal's Ctrl-C reaches the supervisor only.
@@ -16,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import logging
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +44,10 @@ STOP_GRACE_SECONDS = 10.0
 # take this long, however short WORKER_STALL_SECONDS is.
 START_GRACE_SECONDS = 120.0
 TICK_SECONDS = 0.25
+PROBE_SECONDS = 5.0  # the web server is asked for its home page this often
+PROBE_TIMEOUT_SECONDS = 10.0
+# `make run` reloads the web server when the project's code changes (only these folders: not .venv).
+RELOAD_DIRS = ("parlour", "league", "games", "bots", "workers", "templates")
 
 
 @dataclass
@@ -48,6 +57,7 @@ class Service:
     name: str
     command: list[str]
     heartbeat: Path | None = None
+    probe: str | None = None  # a URL whose answer proves the service alive (it touches the heartbeat file)
     process: subprocess.Popen[bytes] | None = None
     started: float = 0.0  # wall clock (compared with the heartbeat file's mtime)
     failures: int = 0  # exits in a row without STABLE_SECONDS of running
@@ -63,8 +73,57 @@ class Service:
         self.process = subprocess.Popen(self.command, cwd=ROOT, start_new_session=True)
         log.info("%s: started (pid %d)", self.name, self.process.pid)
 
+    def ask(self) -> None:
+        """One liveness request (in a thread of its own: a stuck server must not stall the supervisor's loop)."""
+        if self.probe is None or self.heartbeat is None:
+            return
+        heartbeat, host, port, path = self.heartbeat, *_split(self.probe)
 
-def services(python: str, port: int, workers: int, run_dir: Path) -> list[Service]:
+        def request() -> None:
+            connection = http.client.HTTPConnection(host, port, timeout=PROBE_TIMEOUT_SECONDS)
+            try:
+                connection.request("GET", path)
+                connection.getresponse().read()
+            except OSError:
+                return
+            finally:
+                connection.close()
+            liveness.touch(heartbeat)
+
+        threading.Thread(target=request, name=f"probe-{self.name}", daemon=True).start()
+
+
+def _split(url: str) -> tuple[str, int, str]:
+    rest = url.removeprefix("http://")
+    where, _, path = rest.partition("/")
+    host, _, port = where.partition(":")
+    return host, int(port or 80), "/" + path
+
+
+def web_command(python: str, port: int, processes: int, reload: bool) -> list[str]:
+    """uvicorn serving parlour.asgi on 127.0.0.1 (a reverse proxy in front for anything public). Its own reading of
+    X-Forwarded-For is off: the site applies TRUSTED_PROXY_COUNT itself (league/views_accounts.py)."""
+    command = [
+        python,
+        "-m",
+        "uvicorn",
+        "parlour.asgi:application",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-proxy-headers",
+        "--timeout-graceful-shutdown",
+        "5",
+    ]
+    if reload:
+        return [*command, "--reload", *(f"--reload-dir={ROOT / folder}" for folder in RELOAD_DIRS)]
+    return [*command, "--workers", str(processes), "--no-access-log"]
+
+
+def services(
+    python: str, port: int, workers: int, run_dir: Path, web_processes: int = 1, reload: bool = False
+) -> list[Service]:
     celery = [python, "-m", "celery", "-A", "parlour.celery"]
 
     def worker(name: str, queue: str, concurrency: int) -> Service:
@@ -88,7 +147,12 @@ def services(python: str, port: int, workers: int, run_dir: Path) -> list[Servic
         return Service(name, command, heartbeat)
 
     return [
-        Service("web", [python, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]),
+        Service(
+            "web",
+            web_command(python, port, web_processes, reload),
+            heartbeat=run_dir / "web.alive",
+            probe=f"http://127.0.0.1:{port}/",
+        ),
         Service("beat", [*celery, "beat", "--schedule", str(run_dir / "celerybeat-schedule"), "--loglevel", "INFO"]),
         worker("match", "celery", workers),
         worker("lane", "validation", 1),
@@ -108,10 +172,16 @@ class Supervisor:
     def run(self) -> int:
         signal.signal(signal.SIGINT, self.request_stop)
         signal.signal(signal.SIGTERM, self.request_stop)
+        next_probe = time.monotonic()
         try:
             while not self.stopping:
                 for service in self.services:
                     self.check(service)
+                if time.monotonic() >= next_probe:
+                    next_probe = time.monotonic() + PROBE_SECONDS
+                    for service in self.services:
+                        if service.process is not None:
+                            service.ask()
                 time.sleep(TICK_SECONDS)
         finally:
             self.stop_all()
@@ -195,13 +265,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m parlour.supervise", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
     parser.add_argument("--workers", type=int, default=settings.WORKERS, help="match worker processes")
+    parser.add_argument("--web-processes", type=int, default=1, help="web server processes (`make serve`)")
+    parser.add_argument("--reload", action="store_true", help="restart the web server when the code changes")
     arguments = parser.parse_args(argv)
-    if not 1 <= arguments.workers <= 64 or not 1 <= arguments.port <= 65535:
-        parser.error("--workers must be 1 to 64 and --port 1 to 65535")
+    if not 1 <= arguments.workers <= 64 or not 1 <= arguments.port <= 65535 or not 1 <= arguments.web_processes <= 64:
+        parser.error("--workers and --web-processes must be 1 to 64 and --port 1 to 65535")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s supervise %(levelname)s %(message)s")
     run_dir = Path(settings.VAR_DIR) / "run"
     run_dir.mkdir(parents=True, exist_ok=True)
-    supervised = services(sys.executable, arguments.port, arguments.workers, run_dir)
+    supervised = services(
+        sys.executable, arguments.port, arguments.workers, run_dir, arguments.web_processes, arguments.reload
+    )
     return Supervisor(supervised, float(settings.WORKER_STALL_SECONDS)).run()
 
 

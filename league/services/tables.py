@@ -34,7 +34,7 @@ from league.bot_status import ordinal
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard, not_ranked
-from league.services import outbox, worker_budget
+from league.services import changes, outbox, worker_budget
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
 from league.services.matches import SWEEP_BATCH, retry_delay
@@ -214,6 +214,7 @@ def _end(table_id: int, status: str, error: str, now: datetime) -> None:
         pending=None,
         pending_index=None,
     )
+    changes.publish("table", table_id)  # failed, abandoned or cancelled: its page says so at once
 
 
 def _pass_place_on() -> None:
@@ -276,12 +277,14 @@ def do_record_moves(table_id: int, token: str, moves: list[dict[str, Any]]) -> N
     with transaction.atomic():
         _held(table_id, token).update(moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now))
         _held(table_id, token).filter(pending_index__lt=len(kept)).update(pending=None, pending_index=None)
+    changes.publish("table", table_id)  # the turn moved on: its watchers' views change
 
 
 def do_await_person(table_id: int, token: str, move_index: int, clock: int) -> None:
     """Start the person's clock for the decision at ``move_index``."""
     deadline = timezone.now() + timedelta(seconds=clock)
     _held(table_id, token).filter(move_count=move_index).update(deadline=deadline)
+    changes.publish("table", table_id)
 
 
 def do_forfeit(table_id: int, token: str) -> None:
@@ -320,6 +323,7 @@ def do_finish_table(table_id: int, token: str, result: MatchResult) -> None:
         pending=None,
         pending_index=None,
     )
+    changes.publish("table", table_id)
     _pass_place_on()
 
 
@@ -470,6 +474,7 @@ def do_act(person: Person, table_id: object, move_index: object, action: object)
     ).update(pending=state.history[-1], pending_index=move_index)
     if sent != 1:
         raise ServiceError("an action for this move was already sent", code=ErrorCode.STALE_MOVE, status=409)
+    changes.publish("table", table.pk)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from django.db.models import Case, F, IntegerField, Prefetch, QuerySet, Value, W
 from games.base import IllegalAction
 from games.registry import get_game
 from league.models import LiveMatch, Match, Seat
+from league.services import changes
 
 log = logging.getLogger(__name__)
 LIVE_SHOWN = 50  # running matches listed on /live/
@@ -30,16 +31,19 @@ def public_moves(moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def do_publish(match_id: int, moves: list[dict[str, Any]]) -> None:
-    """Store the moves of a running match so far (one UPDATE, an INSERT the first time)."""
+    """Store the moves of a running match so far (one UPDATE, an INSERT the first time), and say so to its watchers."""
     stored = public_moves(moves)
     updated = LiveMatch.objects.filter(match_id=match_id).update(moves=stored, move_count=len(stored))
     if not updated:
         LiveMatch.objects.update_or_create(match_id=match_id, defaults={"moves": stored, "move_count": len(stored)})
+    changes.publish("match", match_id)
 
 
 def do_clear(*match_ids: int) -> None:
-    """The matches are recorded (or given back): their replays replace the live moves. One DELETE for them all."""
+    """The matches are recorded (or given back): their replays replace the live moves. One DELETE for them all; their
+    watchers are told (the match is over, or queued again)."""
     LiveMatch.objects.filter(match_id__in=match_ids).delete()
+    changes.publish("match", *match_ids)
 
 
 def fingerprint(match_id: int) -> tuple[Any, ...] | None:

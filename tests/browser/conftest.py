@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,52 @@ def chromium() -> Iterator[Any]:
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+class AsgiLiveServer:
+    """pytest-django's ``live_server``, served as the site is served (uvicorn on parlour.asgi) instead of by a WSGI
+    thread: the live event streams are async (league/event_stream.py) and a WSGI server would collect a whole stream
+    before sending any of it. In this process, in a thread of its own, on the test database; static files as
+    Django's test servers serve them."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+        from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+        from django.test.utils import modify_settings
+
+        from parlour.asgi import application
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        # pytest-django's helper enables this around each test that uses the server
+        self._live_server_modified_settings = modify_settings(ALLOWED_HOSTS={"append": "127.0.0.1"})
+        config = uvicorn.Config(
+            ASGIStaticFilesHandler(application), host="127.0.0.1", port=port, lifespan="off", log_level="warning"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="asgi-live-server", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the ASGI live server did not start")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="session")
+def live_server() -> Iterator[AsgiLiveServer]:
+    server = AsgiLiveServer()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(autouse=True)

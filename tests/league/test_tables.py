@@ -7,7 +7,8 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.test import Client
+from asgiref.sync import async_to_sync, sync_to_async
+from django.test import AsyncClient, Client
 from django.test.utils import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -185,28 +186,33 @@ def test_a_whole_game_ends_with_the_result_the_replay_and_the_records(alice_api:
     assert Client().get(f"/tables/{table.pk}/replay.json").json()["moves"]
 
 
-def test_the_event_stream_pushes_the_viewers_view(alice_api: APIClient, alice) -> None:
+def test_the_event_stream_pushes_the_viewers_view(alice_api: APIClient, alice, transactional_db) -> None:
+    # The stream is async (an ASGI coroutine): read it through Django's AsyncClient, in one event loop.
     table = start(Table.objects.get(pk=_table(alice_api)["id"]))
-    client = Client()
-    client.force_login(alice)
-    response = client.get(f"/tables/{table.pk}/events/")
-    assert response["Content-Type"] == "text/event-stream"
-    chunks = iter(response.streaming_content)
-    assert next(chunks).startswith(b"retry:")
-    event = next(chunks).decode()
-    view = json.loads(event.removeprefix("data: "))
-    assert view["role"] == "person" and view["move_count"] == table.move_count
-    # a move: the same stream pushes the new view (the action sent, then the bots' replies)
-    tables.do_act(alice, table.pk, view["move_count"], view["legal_actions"][0])
-    assert json.loads(next(chunks).decode().removeprefix("data: "))["legal_actions"] == []
-    table = play_bots(table)
-    pushed = json.loads(next(chunks).decode().removeprefix("data: "))
-    assert pushed["move_count"] == table.move_count > view["move_count"]
-    spectator = Client().get(f"/tables/{table.pk}/events/")
-    chunks = iter(spectator.streaming_content)
-    next(chunks)
-    assert json.loads(next(chunks).decode().removeprefix("data: "))["role"] == "spectator"
-    assert Client().get("/tables/999999/events/").status_code == 404
+
+    async def watching() -> None:
+        client = AsyncClient()
+        await client.aforce_login(alice)
+        response = await client.get(f"/tables/{table.pk}/events/")
+        assert response["Content-Type"] == "text/event-stream"
+        chunks = aiter(response.streaming_content)
+        assert (await anext(chunks)).startswith(b"retry:")
+        event = (await anext(chunks)).decode()
+        view = json.loads(event.removeprefix("data: "))
+        assert view["role"] == "person" and view["move_count"] == table.move_count
+        # a move: the same stream pushes the new view (the action sent, then the bots' replies)
+        await sync_to_async(tables.do_act)(alice, table.pk, view["move_count"], view["legal_actions"][0])
+        assert json.loads((await anext(chunks)).decode().removeprefix("data: "))["legal_actions"] == []
+        played = await sync_to_async(play_bots)(table)
+        pushed = json.loads((await anext(chunks)).decode().removeprefix("data: "))
+        assert pushed["move_count"] == played.move_count > view["move_count"]
+        spectator = await AsyncClient().get(f"/tables/{table.pk}/events/")
+        chunks = aiter(spectator.streaming_content)
+        await anext(chunks)
+        assert json.loads((await anext(chunks)).decode().removeprefix("data: "))["role"] == "spectator"
+        assert (await AsyncClient().get("/tables/999999/events/")).status_code == 404
+
+    async_to_sync(watching)()
 
 
 def test_the_pages(alice, alice_api: APIClient) -> None:

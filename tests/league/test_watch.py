@@ -10,8 +10,9 @@ import time
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
-from django.test import Client
+from django.test import AsyncClient, Client
 from django.test.utils import CaptureQueriesContext
 
 from bots.results import BotSeat
@@ -131,22 +132,28 @@ def test_a_finished_match_sends_the_spectator_to_its_page(db) -> None:
     assert Client().get("/matches/999999/live/events/").status_code == 404
 
 
-def test_the_event_stream_pushes_new_moves_and_ends_with_the_match(db) -> None:
+def test_the_event_stream_pushes_new_moves_and_ends_with_the_match(transactional_db) -> None:
+    # The stream is async (an ASGI coroutine): read it through Django's AsyncClient, in one event loop.
     match = running_match("love_letter", 2)
     result = play_match("love_letter", seats_of(match), SEED)
     watch.do_publish(match.pk, result.replay["moves"][:2])
-    stream = Client().get(f"/matches/{match.pk}/live/events/").streaming_content
-    assert next(stream).startswith(b"retry:")
-    first = json.loads(next(stream).decode().removeprefix("data: "))
-    assert first["move_count"] == 2 and first["status"] == "running" and "public" in first
-    watch.do_publish(match.pk, result.replay["moves"][:3])
-    began = time.monotonic()
-    second = json.loads(next(stream).decode().removeprefix("data: "))
-    assert second["move_count"] == 3 and time.monotonic() - began < 2
-    Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
-    last = json.loads(next(stream).decode().removeprefix("data: "))
-    assert last["status"] == "finished" and "public" not in last
-    assert next(stream).startswith(b"event: over")
+
+    async def watching() -> None:
+        response = await AsyncClient().get(f"/matches/{match.pk}/live/events/")
+        stream = aiter(response.streaming_content)
+        assert (await anext(stream)).startswith(b"retry:")
+        first = json.loads((await anext(stream)).decode().removeprefix("data: "))
+        assert first["move_count"] == 2 and first["status"] == "running" and "public" in first
+        await sync_to_async(watch.do_publish)(match.pk, result.replay["moves"][:3])
+        began = time.monotonic()
+        second = json.loads((await anext(stream)).decode().removeprefix("data: "))
+        assert second["move_count"] == 3 and time.monotonic() - began < 2
+        await sync_to_async(Match.objects.filter(pk=match.pk).update)(status=Match.Status.FINISHED)
+        last = json.loads((await anext(stream)).decode().removeprefix("data: "))
+        assert last["status"] == "finished" and "public" not in last
+        assert (await anext(stream)).startswith(b"event: over")
+
+    async_to_sync(watching)()
 
 
 def test_live_lists_running_matches_tournament_games_first(db) -> None:

@@ -8,14 +8,23 @@ import json
 import time
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import AsyncClient
 
 from league.models import LiveMatch, Match
 from league.services.matches import do_create_match
 from tests.workers.fault_helpers import SLOW_BOT, league_bot
 
 pytestmark = pytest.mark.e2e
+
+
+async def _first_view(pk: int) -> dict:
+    """The first view the page's event stream sends (the stream is async: read through Django's AsyncClient)."""
+    response = await AsyncClient().get(f"/matches/{pk}/live/events/")
+    stream = aiter(response.streaming_content)
+    await anext(stream)  # retry:
+    return json.loads((await anext(stream)).decode().removeprefix("data: "))
 
 
 def test_a_running_matchs_moves_appear_live_before_it_ends(celery_workers) -> None:
@@ -34,9 +43,7 @@ def test_a_running_matchs_moves_appear_live_before_it_ends(celery_workers) -> No
         if status == Match.Status.RUNNING and live is not None and live.move_count not in seen:
             seen[live.move_count] = live.moves
             if len(views) < 2 and live.move_count:
-                stream = Client().get(f"/matches/{match.pk}/live/events/").streaming_content
-                next(stream)  # retry:
-                views.append(json.loads(next(stream).decode().removeprefix("data: ")))
+                views.append(async_to_sync(_first_view)(match.pk))
         time.sleep(0.03)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED, (match.status, match.error)

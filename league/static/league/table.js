@@ -215,8 +215,17 @@ function show(view) {
 }
 
 show(config.view);
-if (!["finished", "failed", "cancelled"].includes(config.view.status)) {
+// Past the server's caps on open streams (429/503, league/event_stream.py) EventSource gives up for good: the page keeps
+// what it shows and asks again slowly (30 to 60 s) instead of never updating again.
+const SLOW_RETRY_MS = 30000;
+function follow() {
   const events = new EventSource(config.events);
   events.onmessage = (event) => show(JSON.parse(event.data));
   events.addEventListener("over", () => events.close());
+  events.onerror = () => {
+    if (events.readyState !== EventSource.CLOSED) return;  // reconnecting by itself
+    root.dataset.live = "slow";
+    setTimeout(follow, SLOW_RETRY_MS * (1 + Math.random()));
+  };
 }
+if (!["finished", "failed", "cancelled"].includes(config.view.status)) follow();

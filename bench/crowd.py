@@ -1,0 +1,443 @@
+"""Spectators on the production path (issue 30): many open live streams on games in play, against the site served as
+`make serve` serves it (uvicorn on parlour.asgi, PostgreSQL, Redis pub/sub), and the two-connection attack before and
+after (the old set-up: gunicorn with 2 sync workers on the code before the async streams).
+
+    .venv/bin/python bench/crowd.py [--quick] [--watchers 1000] [--games 10] [--seconds 20] [--no-before]
+
+The crowd: GAMES running league matches whose moves are published as their workers publish them (one every
+LIVE_MATCH_INTERVAL_MS, 150 ms, per game; a game that runs out of moves starts again). WATCHERS streams are held open
+(spread over the games, reconnecting as EventSource does) by a separate process, which notes when each view arrives;
+meanwhile this process reads four pages (home, a leaderboard, a bot, a match) one after another. Figures: every
+page's p99; the delay from a move's publication to its arrival at each watcher (p99 over all deliveries); database
+transactions per second (PostgreSQL's own count for the throwaway database: every query outside a transaction is
+one) with the crowd over the same with one watcher per game. The attack: the home page's time with 2, 50 and 1,000
+open streams, old set-up and new, side by side.
+
+Last line: ``crowd: watchers <N> page_p99_ms <X> delivery_p99_ms <Y> db_qps_ratio <Z>``.
+Needs PostgreSQL on 127.0.0.1:5432 and Redis (bin/services starts them); gunicorn (`pip install -e '.[bench]'`) for
+the old set-up. Client and server share the machine: on 2 cores the client's own work counts against the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import infra
+from bench.common import ROOT, machine, quantile, record, table
+from bench.sse import Stream, open_stream
+
+DB_NAME = "parlour_bench_crowd"
+PAGE_TIMEOUT_SECONDS = 30.0
+MOVE_INTERVAL_SECONDS = 0.15  # LIVE_MATCH_INTERVAL_MS's default
+MOVE_COUNT = re.compile(rb'"move_count":(\d+)')
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _environment(tree: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        **infra.environment(DB_NAME),
+        "PYTHONPATH": str(tree),
+        "STREAM_MAX_PER_ADDRESS": "100000",
+        "STREAM_MAX_OPEN": "100000",
+        "API_THROTTLE_ANON": "100000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+class Server:
+    """One web server process tree on the throwaway database: uvicorn (new) or gunicorn sync workers (old)."""
+
+    def __init__(self, kind: str, processes: int, tree: Path = ROOT) -> None:
+        # DEBUG off: the pages need the static files' manifest, as in production
+        command = [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"]
+        subprocess.run(command, cwd=tree, env=_environment(tree), check=True)
+        self.port = _free_port()
+        self.log = ROOT / "var" / "bench" / "logs" / f"crowd-{kind}-{self.port}.log"
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        python = sys.executable
+        if kind == "uvicorn":
+            command = [python, "-m", "uvicorn", "parlour.asgi:application", "--workers", str(processes)]
+            command += ["--host", "127.0.0.1", "--port", str(self.port), "--no-access-log", "--no-proxy-headers"]
+        else:
+            gunicorn = str(Path(python).parent / "gunicorn")
+            command = [gunicorn, "parlour.wsgi:application", "--workers", str(processes)]
+            command += ["--bind", f"127.0.0.1:{self.port}", "--timeout", "120"]
+        self.process = subprocess.Popen(
+            command,
+            cwd=tree,
+            env=_environment(tree),
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/games/", timeout=5).read()
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    raise SystemExit(f"{kind} exited: see {self.log}") from None
+                time.sleep(0.3)
+        raise SystemExit(f"{kind} did not answer: see {self.log}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+
+
+# ----- the crowd: a process of its own, so that its work does not sit in the page timings' process -------------------
+
+
+def _crowd(port: int, paths: list[str], commands: Any, results: Any) -> None:
+    """Hold one stream per path open (reconnecting when the server ends one), note (path index, move count,
+    arrival) for each view; 'stop' ends it and sends the notes back."""
+    arrivals: list[tuple[int, int, float]] = []
+    opened = [0]
+
+    async def watch(index: int, path: str, stop: asyncio.Event) -> None:
+        first = True
+        while not stop.is_set():
+            try:
+                stream = await open_stream("127.0.0.1", port, path, timeout=60)
+            except (OSError, TimeoutError, asyncio.IncompleteReadError):
+                await asyncio.sleep(1)
+                continue
+            if stream.status != 200:
+                await asyncio.sleep(5)
+                continue
+            if first:
+                opened[0] += 1
+                first = False
+            try:
+                while not stop.is_set():
+                    chunk = await stream._read_chunk()
+                    if not chunk:
+                        break
+                    found = MOVE_COUNT.search(chunk)
+                    if found:
+                        arrivals.append((index, int(found.group(1)), time.monotonic()))
+            except (OSError, asyncio.IncompleteReadError):
+                pass
+            finally:
+                stream.close()
+            await asyncio.sleep(0.3)  # EventSource's retry
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        tasks = [asyncio.create_task(watch(i, path, stop)) for i, path in enumerate(paths)]
+        deadline = time.monotonic() + 120
+        while opened[0] < len(paths) and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        results.put(("opened", opened[0]))
+        await asyncio.get_running_loop().run_in_executor(None, commands.get)
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+    results.put(("arrivals", arrivals))
+
+
+class Crowd:
+    def __init__(self, port: int, paths: list[str]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.commands, self.results = context.Queue(), context.Queue()
+        self.process = context.Process(target=_crowd, args=(port, paths, self.commands, self.results), daemon=True)
+        self.process.start()
+        _, self.opened = self.results.get(timeout=180)
+
+    def stop(self) -> list[tuple[int, int, float]]:
+        self.commands.put("stop")
+        _, arrivals = self.results.get(timeout=120)
+        self.process.join(10)
+        return list(arrivals)
+
+
+# ----- the league's side -------------------------------------------------------------------------------------------
+
+
+def _running_matches(count: int) -> list[tuple[int, list[dict[str, Any]]]]:
+    """``count`` running league matches of Love Letter and their moves (played here, published as the bench goes)."""
+    from bots.results import BotSeat
+    from bots.runner import play_match
+    from league.models import Bot
+    from league.services.bots import do_register_builtin_bots
+    from league.services.matches import do_claim_match, do_create_match
+
+    do_register_builtin_bots(["love_letter"])
+    bots = list(Bot.objects.filter(game="love_letter").order_by("pk")[:2])
+    versions = [bot.current_version() for bot in bots]
+    made = []
+    for number in range(count):
+        match = do_create_match("love_letter", [v for v in versions if v is not None], seed=1000 + number)
+        do_claim_match(match.pk)
+        seats = [BotSeat(label=v.label, builtin=v.builtin) for v in versions if v is not None]
+        made.append((match.pk, play_match("love_letter", seats, 1000 + number).replay["moves"]))
+    return made
+
+
+class Publisher(threading.Thread):
+    """Each game's next move every MOVE_INTERVAL_SECONDS (a game out of moves starts again at its first)."""
+
+    def __init__(self, matches: list[tuple[int, list[dict[str, Any]]]]) -> None:
+        super().__init__(daemon=True)
+        self.matches = matches
+        self.stopping = threading.Event()
+        self.published: dict[tuple[int, int], list[float]] = {}  # (match, move count) -> publication times
+
+    def run(self) -> None:
+        from django.db import connection
+
+        from league.services import watch
+
+        counts = [0 for _ in self.matches]
+        step = MOVE_INTERVAL_SECONDS / len(self.matches)
+        while not self.stopping.is_set():
+            for i, (pk, moves) in enumerate(self.matches):
+                counts[i] = counts[i] % len(moves) + 1
+                watch.do_publish(pk, moves[: counts[i]])
+                self.published.setdefault((pk, counts[i]), []).append(time.monotonic())
+                self.stopping.wait(step)
+        connection.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(10)
+
+
+def _transactions() -> int:
+    import psycopg
+
+    with psycopg.connect(infra.database_url("postgres"), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s", [DB_NAME]
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _get_ms(url: str, timeout: float = PAGE_TIMEOUT_SECONDS) -> float:
+    began = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:
+            answer.read()
+    except urllib.error.HTTPError as error:
+        raise SystemExit(f"{url} answered {error.code}: the benchmark measures pages that work") from None
+    except OSError:
+        return float("inf")  # timed out (or refused): the page is down for this visitor
+    return (time.perf_counter() - began) * 1000
+
+
+def _read_pages(base: str, pages: list[str], seconds: float) -> list[float]:
+    times: list[float] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        times += [_get_ms(base + page) for page in pages]
+    return sorted(times)
+
+
+def _deliveries(
+    arrivals: list[tuple[int, int, float]], watched: list[int], published: dict[tuple[int, int], list[float]]
+) -> list[float]:
+    delays = []
+    for index, count, arrived in arrivals:
+        sent = [t for t in published.get((watched[index], count), []) if t <= arrived]
+        if sent:
+            delays.append((arrived - sent[-1]) * 1000)
+    return sorted(delays)
+
+
+def _phase(server: Server, matches: list[Any], watchers: int, seconds: float, pages: list[str]) -> dict[str, Any]:
+    watched = [matches[i % len(matches)][0] for i in range(watchers)]
+    crowd = Crowd(server.port, [f"/matches/{pk}/live/events/" for pk in watched])
+    publisher = Publisher(matches)
+    publisher.start()
+    time.sleep(2)  # every stream has its first view: only the steady state is measured
+    # The database first, with no page read (pages cost queries too, and fewer get read when the server is busy).
+    before, began = _transactions(), time.monotonic()
+    time.sleep(seconds)
+    qps = (_transactions() - before) / (time.monotonic() - began)
+    time.sleep(1.5)  # PostgreSQL's statistics are flushed about every second: let this window's settle
+    page_times = _read_pages(f"http://127.0.0.1:{server.port}", pages, seconds)
+    publisher.stop()
+    arrivals = crowd.stop()
+    delays = _deliveries(arrivals, watched, publisher.published)
+    return {
+        "watchers": crowd.opened,
+        "page_p50": quantile(page_times, 0.5),
+        "page_p99": quantile(page_times, 0.99),
+        "delivery_p50": quantile(delays, 0.5) if delays else float("nan"),
+        "delivery_p99": quantile(delays, 0.99) if delays else float("nan"),
+        "deliveries": len(delays),
+        "qps": qps,
+    }
+
+
+async def _open_many(port: int, path: str, count: int, streams: list[Stream]) -> None:
+    async def one() -> None:
+        # A sync server leaves a stream waiting in its backlog (an error here): it still holds its place in the queue.
+        with contextlib.suppress(OSError, TimeoutError, asyncio.IncompleteReadError):
+            streams.append(await open_stream("127.0.0.1", port, path, None, 60))
+
+    await asyncio.gather(*(one() for _ in range(count)))
+
+
+def _attack(server: Server, match: int, sizes: list[int], samples: int) -> dict[int, tuple[float, float]]:
+    """The home page's median and worst time with ``size`` streams of one match open (refused ones count too)."""
+    found = {}
+    for size in sizes:
+        streams: list[Stream] = []
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+        path = f"/matches/{match}/live/events/"
+        future = asyncio.run_coroutine_threadsafe(_open_many(server.port, path, size, streams), loop)
+        time.sleep(1.0)
+        times = sorted(_get_ms(f"http://127.0.0.1:{server.port}/") for _ in range(samples))
+        future.cancel()
+        for stream in streams:
+            loop.call_soon_threadsafe(stream.close)
+        time.sleep(0.5)  # the cancelled openings finish before their loop stops
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        found[size] = (quantile(times, 0.5), times[-1])
+        time.sleep(2)
+    return found
+
+
+def _old_tree() -> Path:
+    """The code before the async streams (the parent of the commit that added parlour/asgi.py), unpacked in var/."""
+    added = subprocess.run(
+        ["git", "log", "--diff-filter=A", "--format=%H", "--", "parlour/asgi.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    if not added:
+        raise SystemExit("no commit adds parlour/asgi.py: cannot find the old set-up's code")
+    tree = ROOT / "var" / "bench" / "before-async"
+    if not (tree / "manage.py").exists():
+        tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", f"{added[-1]}^"], cwd=ROOT, capture_output=True, check=True)
+        archive_path = tree / "code.tar"
+        archive_path.write_bytes(archive.stdout)
+        with tarfile.open(archive_path) as tar:
+            tar.extractall(tree, filter="data")
+    return tree
+
+
+def _ms(value: float) -> str:
+    return "timed out" if value == float("inf") else f"{value:.0f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="1,000 watchers, 10 s windows, 3 samples per attack size")
+    parser.add_argument("--watchers", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=20.0, help="each measured window")
+    parser.add_argument("--web-processes", type=int, default=2)
+    parser.add_argument("--attack", default="2,50,1000", help="open streams for the attack's home page timings")
+    parser.add_argument("--no-before", action="store_true", help="skip the old set-up (gunicorn, sync workers)")
+    parser.add_argument("--results")
+    args = parser.parse_args()
+    seconds = 10.0 if args.quick else args.seconds
+    samples = 3 if args.quick else 5
+    sizes = [int(size) for size in args.attack.split(",")]
+    print(machine())
+    infra.create_database(DB_NAME)
+    infra.setup_django(DB_NAME)
+    infra.flush_redis()
+    from league.models import Bot
+
+    matches = _running_matches(args.games)
+    bot = Bot.objects.filter(game="love_letter").order_by("pk").first()
+    assert bot is not None
+    pages = ["/", "/games/love_letter/", f"/bots/{bot.pk}/", f"/matches/{matches[0][0]}/"]
+    server = Server("uvicorn", args.web_processes)
+    try:
+        print(f"uvicorn, {args.web_processes} processes: one watcher per game ...", flush=True)
+        quiet = _phase(server, matches, args.games, seconds, pages)
+        print(f"uvicorn: {args.watchers} watchers ...", flush=True)
+        crowd = _phase(server, matches, args.watchers, seconds, pages)
+        attack_new = _attack(server, matches[0][0], sizes, samples)
+    finally:
+        server.stop()
+    attack_old: dict[int, tuple[float, float]] = {}
+    if not args.no_before:
+        old = Server("gunicorn", 2, _old_tree())
+        try:
+            attack_old = _attack(old, matches[0][0], sizes, samples)
+        finally:
+            old.stop()
+    ratio = crowd["qps"] / quiet["qps"] if quiet["qps"] else float("nan")
+    rows = [
+        [
+            label,
+            f"{figures['watchers']}",
+            f"{figures['page_p50']:.0f} / {_ms(figures['page_p99'])}",
+            f"{figures['delivery_p50']:.0f} / {figures['delivery_p99']:.0f}",
+            f"{figures['deliveries']}",
+            f"{figures['qps']:.0f}",
+        ]
+        for label, figures in (("one per game", quiet), ("crowd", crowd))
+    ]
+    print()
+    print(table(rows, ["watchers", "open", "pages p50 / p99 ms", "delivery p50 / p99 ms", "deliveries", "db tx/s"]))
+    attack_rows = [
+        [
+            f"{size}",
+            f"{_ms(attack_old[size][0])} / {_ms(attack_old[size][1])}" if size in attack_old else "-",
+            f"{_ms(attack_new[size][0])} / {_ms(attack_new[size][1])}",
+        ]
+        for size in sizes
+    ]
+    print()
+    print("The two-connection attack: the home page (median / worst ms) with open streams")
+    print(table(attack_rows, ["open streams", "gunicorn, 2 sync workers (before)", "uvicorn (after)"]))
+    for name, value in (
+        ("page_p99_ms", crowd["page_p99"]),
+        ("delivery_p99_ms", crowd["delivery_p99"]),
+        ("db_qps_ratio", ratio),
+    ):
+        record(args.results, "crowd", name, round(value, 2))
+    infra.drop_database(DB_NAME)
+    print(
+        f"\ncrowd: watchers {crowd['watchers']} page_p99_ms {_ms(crowd['page_p99'])} "
+        f"delivery_p99_ms {crowd['delivery_p99']:.0f} db_qps_ratio {ratio:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

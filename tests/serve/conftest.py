@@ -1,0 +1,105 @@
+"""A real ASGI server process (uvicorn on parlour.asgi, as `make serve` runs it) on the test database and Redis."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+
+from tests.workers.conftest import _database_url
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Server:
+    host: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def queries(self) -> int:
+        """Database queries the server process has run so far (one process only: tests/serve/counting_asgi.py)."""
+        return int(requests.get(f"{self.url}/__queries__", timeout=10).json()["queries"])
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def asgi_server(transactional_db, tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """``asgi_server(processes=1, **env)``: uvicorn serving the site on the production path (ASGI, Redis pub/sub,
+    the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
+    if not settings.REDIS_URL:
+        pytest.fail("these tests need a real Redis: run them with `make test` (it sets REDIS_URL)")
+    started: list[Server] = []
+
+    def start(processes: int = 1, **env: str) -> Server:
+        port = _free_port()
+        log = tmp_path / f"uvicorn-{port}.log"
+        environment = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "SECRET_KEY": settings.SECRET_KEY,
+            "DEBUG": "0",
+            "LOG_LEVEL": "WARNING",
+            **env,
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "tests.serve.counting_asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(processes),
+            "--no-proxy-headers",
+            "--no-access-log",
+        ]
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=environment, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
+        )
+        server = Server("127.0.0.1", port, process, log)
+        started.append(server)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, f"the server exited: {log.read_text(errors='replace')[-3000:]}"
+            try:
+                if requests.get(f"{server.url}/__queries__", timeout=2).ok:
+                    return server
+            except requests.RequestException:
+                time.sleep(0.2)
+        raise AssertionError(f"the server did not answer in 60 s: {log}")
+
+    yield start
+    for server in started:
+        server.process.terminate()
+        try:
+            server.process.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.process.pid, 9)
+            server.process.wait()
+        print(
+            f"--- {server.log.name} (last lines)\n"
+            + "\n".join(server.log.read_text(errors="replace").splitlines()[-30:])
+        )
