@@ -344,6 +344,9 @@ MATCH_CHAIN_MAX = env_int("MATCH_CHAIN_MAX", 8)
 PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 30, minimum=0)
 SERIES_GAMES = env_int("SERIES_GAMES", 6, minimum=1)
 MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 20)
+# A series that has played this long gives its worker up between two games when another owner's placement waits
+# (time-slicing between owners: a slow bot's long series is slow for its own owner only). 0: after every game.
+SERIES_SLICE_SECONDS = env_int("SERIES_SLICE_SECONDS", 20, minimum=0)
 # An attempt that failed for the infrastructure is tried again after MATCH_RETRY_SECONDS · 2^(attempt - 1), at most
 # MATCH_RETRY_MAX_SECONDS (and a little less, at random, so that retries do not arrive together).
 MATCH_RETRY_SECONDS = env_int("MATCH_RETRY_SECONDS", 10)

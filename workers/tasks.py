@@ -65,6 +65,7 @@ from league.services.series import (
     do_claim_series,
     do_record_series,
     do_renew_series_lease,
+    others_placement_waiting,
     series_of,
 )
 from league.services.tables import do_sweep_tables
@@ -400,13 +401,27 @@ class _SeriesRecorder:
         self.pending: list[MatchResult] = []
         self.written = 0  # games of ``series.games`` already handed to do_record_series
         self.recorded: list[int] = []
-        self.last_write = time.monotonic()
+        self.started = self.last_write = time.monotonic()
 
-    def __call__(self, index: int, result: MatchResult) -> None:
+    def __call__(self, index: int, result: MatchResult) -> bool:
+        """Keep the game; False (stop after it) once its slice is spent and another owner's placement waits."""
         assert index == self.written + len(self.pending), "the runner reports the games in order"
         self.pending.append(result)
         if time.monotonic() - self.last_write >= SERIES_RECORD_EVERY_S:
             self.write()
+        return not self._should_yield(index)
+
+    def _should_yield(self, index: int) -> bool:
+        """Time-slicing between owners: a series that has run SERIES_SLICE_SECONDS gives its worker up between two
+        games when another owner's placement is waiting (its rest is rescheduled, fresh processes, no fault), so a slow
+        bot's long series is slow for its own owner only. A lookup a game, only once the slice is spent."""
+        if index + 1 >= len(self.series.games) or time.monotonic() - self.started < settings.SERIES_SLICE_SECONDS:
+            return False
+        try:
+            return others_placement_waiting(self.series.series_id)
+        except DATABASE_ERRORS as error:  # (the series plays on; the recording will retry the database)
+            log.warning("%s: could not look for waiting placements: %s", self.what, _describe(error))
+            return False
 
     def finish(self, unplayed: list[int]) -> None:
         """The last write: what is left, and the games a fault left unplayed (rescheduled)."""

@@ -35,8 +35,9 @@ __all__ = ["GameObserver", "PreparedSeries", "SeriesGame", "SeriesResult", "prep
 
 # Told of each game as soon as it is played (its index in the series and its result), on the series' own thread,
 # before the next game starts (the bots wait for their start message meanwhile, their clocks stopped): the worker
-# records finished games as it goes, so a series cut short keeps them. What it raises ends the series (bots torn down).
-GameObserver = Callable[[int, MatchResult], None]
+# records finished games as it goes, so a series cut short keeps them. What it raises ends the series (bots torn down);
+# returning False ends it too, after this game, its rest unplayed (the worker yields to a fairer claim: no fault).
+GameObserver = Callable[[int, MatchResult], bool | None]
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,9 @@ class SeriesGame:
 class SeriesResult:
     """What a series played: one ``MatchResult`` per game played, in order, and the games it did not play.
 
-    ``unplayed`` is empty unless a bot faulted before the last game: the series stops after the game of the fault
-    (``stopped_by`` is the index in ``games`` of that game), and its remaining games are left for the caller to
-    reschedule. ``restarts[seat]`` counts the games for which that seat's bot had exited after the previous ``end``
+    ``unplayed`` is empty unless a bot faulted before the last game, or the ``GameObserver`` asked to stop: the series
+    stops after that game (``stopped_by`` is its index in ``games``), and its remaining games are left for the caller
+    to reschedule. ``restarts[seat]`` counts the games for which that seat's bot had exited after the previous ``end``
     and was started again."""
 
     games: list[MatchResult]
@@ -179,9 +180,8 @@ class PreparedSeries:
                 results.append(match.play(more=index + 1 < len(self._games)))
                 for seat in match.restarted:
                     restarts[seat] += 1
-                if on_game is not None:
-                    on_game(index, results[-1])
-                if not match.kept:
+                go_on = on_game(index, results[-1]) if on_game is not None else None
+                if not match.kept or go_on is False:
                     break
         finally:
             match.close()

@@ -221,6 +221,20 @@ def fair_series_order(now: datetime, limit: int) -> list[int]:
     return [row[0] for row in rows[:limit]]
 
 
+def others_placement_waiting(series_id: int) -> bool:
+    """Whether another owner's placement series is due and waiting its turn (``fair_series_order``: owners over their
+    worker budget are not waiting). A series that has run SERIES_SLICE_SECONDS yields its worker to it between two
+    games, so a slow bot's long series cannot hold up anyone else's placement."""
+    waiting = fair_series_order(timezone.now(), 4)
+    if not waiting:
+        return False
+    owner_of = dict(
+        MatchSeries.objects.filter(pk__in=[*waiting, series_id]).values_list("pk", "placing_version__bot__owner_id")
+    )
+    mine = owner_of.get(series_id)
+    return any(owner_of.get(other) != mine for other in waiting if other != series_id)
+
+
 def do_renew_series_lease(series_id: int, claim_token: str) -> bool:
     """Extend this worker's lease on the series' games it holds; False when it holds none any more."""
     return bool(
@@ -299,8 +313,9 @@ def _after_placement_if_over(series_id: int) -> None:
 
 
 def _requeue_unplayed(series: ClaimedSeries, match_ids: list[int]) -> None:
-    """(In the recording transaction.) A fault ended the series: its unplayed games get a new series of their own, so
-    fresh processes play them; their attempt is not counted against them (the fault was a bot's, not theirs)."""
+    """(In the recording transaction.) A fault ended the series, or its worker yielded to a fairer claim: its unplayed
+    games get a new series of their own, so fresh processes play them; their attempt is not counted against them (the
+    fault was a bot's, the yield the league's, not theirs)."""
     old = MatchSeries.objects.get(pk=series.series_id)
     fresh = MatchSeries.objects.create(game=old.game, placing_version_id=old.placing_version_id)
     moved = Match.objects.filter(pk__in=match_ids, status=Match.Status.RUNNING, claim_token=series.claim_token).update(
@@ -314,4 +329,6 @@ def _requeue_unplayed(series: ClaimedSeries, match_ids: list[int]) -> None:
     )
     if moved:
         outbox.enqueue(outbox.RUN_MATCH_TASK, min(match_ids))
-        log.info("series %s: a fault ended it; %d games rescheduled as series %s", old.pk, moved, fresh.pk)
+        log.info(
+            "series %s: ended early (a fault, or a yield); %d games rescheduled as series %s", old.pk, moved, fresh.pk
+        )
