@@ -141,7 +141,7 @@ STATICFILES_FINDERS = [
 # site serves it at static/league/viewer/, the URL its pages have always used. The local viewer (bots/viewer.py)
 # serves the same files.
 STATICFILES_DIRS = [("league/viewer", str(VIEWER_DIR))]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))  # where collectstatic writes
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -42,8 +42,23 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.fixture(scope="session")
+def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The static files collected as `make serve` does (the production path serves them from a manifest), once per
+    run, in a folder of the run's own (the SQLite and PostgreSQL passes run side by side)."""
+    root = tmp_path_factory.mktemp("staticfiles")
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env={**os.environ, "STATIC_ROOT": str(root), "SECRET_KEY": settings.SECRET_KEY, "DEBUG": "0"},
+        check=True,
+        timeout=300,
+    )
+    return root
+
+
 @pytest.fixture
-def asgi_server(transactional_db, tmp_path: Path) -> Iterator[Callable[..., Server]]:
+def asgi_server(transactional_db, tmp_path: Path, collected_static: Path) -> Iterator[Callable[..., Server]]:
     """``asgi_server(processes=1, **env)``: uvicorn serving the site on the production path (ASGI, Redis pub/sub,
     the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
     if not settings.REDIS_URL:
@@ -59,6 +74,7 @@ def asgi_server(transactional_db, tmp_path: Path) -> Iterator[Callable[..., Serv
             "REDIS_URL": settings.REDIS_URL,
             "SECRET_KEY": settings.SECRET_KEY,
             "DEBUG": "0",
+            "STATIC_ROOT": str(collected_static),
             "LOG_LEVEL": "WARNING",
             **env,
         }
