@@ -23,7 +23,7 @@ from league.services.tokens import do_create_token
 from league.services.tournaments import do_create_tournament
 from tests.browser.recorded import record_match
 from tests.conftest import EXAMPLE_BOT
-from tests.security.conftest import form_csrf, log_in
+from tests.security.conftest import form_csrf, log_in_for_api
 
 HUGE = [2**63, 2**64, 10**30]
 NOT_IDS = [*HUGE, -1, 0, 1.5, 12.0, True, False, "12x", "²", "1e3", None, [], {}]
@@ -52,14 +52,6 @@ def ready_bot(owner: User, name: str) -> Bot:
 def token_session(user: User) -> requests.Session:
     session = requests.Session()
     session.headers["Authorization"] = f"Token {do_create_token(user, 'attack')[1]}"
-    return session
-
-
-def session_api(site: str, user: User, password: str = "correct horse battery") -> requests.Session:
-    """Signed in through the login form, sending its CSRF token as the site's pages do: tokens are created by a
-    signed-in session, never by a token (docs/api.md)."""
-    session = log_in(site, user.username, password)
-    session.headers.update({"X-CSRFToken": session.cookies["csrftoken"], "Referer": f"{site}/"})
     return session
 
 
@@ -187,7 +179,7 @@ def test_json_nested_10000_deep_is_a_400_naming_the_limit(site: str, staff: User
     api = token_session(staff)
     headers = {"Content-Type": "application/json"}
     bodies = [nested(10_000), nested(10_000, "object"), "[" * 10_000, '{"name": ' + nested(10_000) + "}"]
-    signed_in = session_api(site, staff)
+    signed_in = log_in_for_api(site, staff.username, "correct horse battery")
     for url, client in (("/api/tokens/", signed_in), ("/api/challenges/", api), ("/api/tournaments/", api)):
         for body in bodies:
             error = assert_error(client.post(f"{site}{url}", data=body, headers=headers, timeout=TIMEOUT), 400)
@@ -201,7 +193,7 @@ def test_json_nested_10000_deep_is_a_400_naming_the_limit(site: str, staff: User
 
 
 def test_other_malformed_json_is_a_400(site: str, staff: User) -> None:
-    api = session_api(site, staff)
+    api = log_in_for_api(site, staff.username, "correct horse battery")
     for body, content_type in [
         ("1" * 5000, "application/json"),  # more digits than Python reads
         ("[1e999]", "application/json"),

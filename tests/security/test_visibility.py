@@ -27,7 +27,7 @@ from league.services.tournaments import do_create_tournament, do_start_tournamen
 from tests.browser.recorded import play_replay
 from tests.conftest import EXAMPLE_BOT
 from tests.results import runner_result
-from tests.security.conftest import form_csrf, log_in
+from tests.security.conftest import form_csrf, log_in, log_in_for_api
 
 GAME = "love_letter"
 PASSWORD = "correct horse battery"
@@ -227,7 +227,7 @@ def test_owner_data_is_private_and_a_new_key_is_never_stored(
     assert "OLIVE-STDERR" in mine.text and "private" in _directives(mine)
     public = _get(stranger, f"{site}/api/bots/{bot.pk}/")
     assert "OLIVE-STDERR" not in public.text and "private" not in _directives(public)
-    created = api.post(f"{site}/api/tokens/", json={"name": "ci"}, timeout=10)
+    created = log_in_for_api(site, "olive", PASSWORD).post(f"{site}/api/tokens/", json={"name": "ci"}, timeout=10)
     assert created.status_code == 201 and {"no-store", "private"} <= _directives(created)
 
     # The site: the token page that shows a new key, and the owner's fault view of a match.
