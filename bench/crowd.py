@@ -26,7 +26,6 @@ import contextlib
 import multiprocessing
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -94,25 +93,10 @@ class Server:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/games/", timeout=5).read()
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    raise SystemExit(f"{kind} exited: see {self.log}") from None
-                time.sleep(0.3)
-        raise SystemExit(f"{kind} did not answer: see {self.log}")
+        infra.wait_serving(self.process, self.port, kind, self.log)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        infra.stop_group(self.process)
 
 
 # ----- the crowd: a process of its own, so that its work does not sit in the page timings' process -------------------

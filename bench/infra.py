@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -134,13 +135,33 @@ class Worker:
         raise SystemExit(f"the worker did not answer within {timeout:.0f} s: see {self.log}")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        stop_group(self.process, 20)
+
+
+def stop_group(process: subprocess.Popen[bytes], grace: float = 15) -> None:
+    """Stop a process started in a session of its own, its children too: SIGTERM, then SIGKILL after ``grace`` s."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def wait_serving(process: subprocess.Popen[bytes], port: int, what: str, log: Path, seconds: float = 60) -> None:
+    """Wait until the web server ``process`` answers the API's game list on ``port``; exit the bench if it dies or
+    does not answer in ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games/", timeout=5).read()
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit(f"{what} exited: see {log}") from None
+            time.sleep(0.2)
+    raise SystemExit(f"{what} did not answer: see {log}")
 
 
 @contextlib.contextmanager

@@ -25,7 +25,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -396,25 +395,10 @@ class Gunicorn:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/games/", timeout=5).read()
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    raise SystemExit(f"gunicorn exited: see {self.log}") from None
-                time.sleep(0.2)
-        raise SystemExit(f"gunicorn did not answer: see {self.log}")
+        infra.wait_serving(self.process, self.port, "gunicorn", self.log, 30)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        infra.stop_group(self.process)
 
 
 _LUA = """
