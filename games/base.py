@@ -1,4 +1,4 @@
-"""The game-engine interface every Parlour game implements (see shared/DESIGN.md).
+"""The game-engine interface every Parlour game implements (docs/design.md, "The game-engine interface").
 
 The base classes own the public methods — they validate, record and enforce the contract — and each game fills in
 small hooks (names starting with ``_``). Engines are pure Python: no Django, no bots, no workers.

@@ -1,6 +1,6 @@
 """Replays as frames: re-simulate a ``parlour-replay/1`` document and return what the table looked like at each step.
 
-A replay stores only the header and the moves (DESIGN.md: the action list *is* the replay); the viewer needs the
+A replay stores only the header and the moves (docs/design.md: the action list *is* the replay); the viewer needs the
 table as it stood after every move. ``frames`` re-plays the moves through the registered engine and collects, for
 the initial state and after each move, the view a chosen perspective is allowed to see, with the narration lines
 ``apply`` returned. After the end it adds ``full_view()``: the hidden cards, revealed.
@@ -131,7 +131,7 @@ def frames(replay: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]
         "outcome": replay.get("outcome") or (state.outcome().to_json() if over else None),
         "faults": list(replay.get("faults") or []),
         "frames": steps,
-        # DESIGN.md: full_view() is for replays after the end; an unfinished replay reveals nothing.
+        # docs/design.md: full_view() is for replays after the end; an unfinished replay reveals nothing.
         "revealed": state.full_view() if over else None,
         # Every seat's cards at every step: for a finished replay's spectator only (see the module's docstring).
         "all_hands": hands if over and seat is None else None,

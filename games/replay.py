@@ -1,8 +1,8 @@
 """The replay format, ``parlour-replay/1``, in one place: the runner writes it; ``games.frames`` and the league read it.
 
 A replay is a JSON object: a header (format, game id, engine version, players, seed, options, seat labels), the move
-list — the moves *are* the replay (DESIGN.md): replaying them through the same engine version rebuilds every state —
-then the faults and the outcome::
+list — the moves *are* the replay (docs/design.md): replaying them through the same engine version rebuilds every
+state — then the faults and the outcome::
 
     {"format": "parlour-replay/1", "game": "love_letter", "version": "1", "players": 2, "seed": 7, "options": {},
      "seats": ["a", "b"],

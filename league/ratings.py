@@ -1,4 +1,4 @@
-"""Elo for 2 to 5 players (DESIGN.md, Ratings), with an uncertainty. Pure functions: no database.
+"""Elo for 2 to 5 players (docs/design.md, Ratings), with an uncertainty. Pure functions: no database.
 
 Every pair of seats is one Elo game scored by their ranks (win 1, tie ½, loss 0), with K divided by (players - 1),
 so a multiplayer match moves a rating about as much as one two-player game.

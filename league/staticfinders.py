@@ -1,9 +1,10 @@
 """Serve each game's replay renderer, ``games/<id>/viewer.js``, as the static file ``games/<id>/viewer.js``.
 
-A game's drawing lives in its own folder beside its engine (STYLE.md: one folder per game), not in the league's
-static tree, so adding a game adds one renderer and nothing else. This finder exposes exactly the renderers of the
-registered games (``games.registry.renderer_path``) and nothing else of the games package (its Python source is not
-for the web). It works for ``runserver``, WhiteNoise's ``WHITENOISE_USE_FINDERS`` and ``collectstatic`` alike.
+A game's drawing lives in its own folder beside its engine, not in the league's static tree (docs/design.md: adding a
+game touches its own folder and one registry line), so adding a game adds one renderer and nothing else. This finder
+exposes exactly the renderers of the registered games (``games.registry.renderer_path``) and nothing else of the
+games package (its Python source is not for the web). It works for ``runserver``, WhiteNoise's
+``WHITENOISE_USE_FINDERS`` and ``collectstatic`` alike.
 Enable it with::
 
     STATICFILES_FINDERS = [

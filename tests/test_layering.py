@@ -1,4 +1,4 @@
-"""The direction of imports (DESIGN.md, Layout): games ← bots ← workers → league ← parlour (the project wiring);
+"""The direction of imports (docs/design.md, Layout): games ← bots ← workers → league ← parlour (the project wiring);
 league never reaches bots.sandbox, and imports neither workers nor parlour."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Built-in Ranczo Party players: ``random`` and a ``heuristic`` that plays like a careful person.
 
-Both see only what a bot sees: the observation and the legal list (DESIGN.md, Bot protocol).
+Both see only what a bot sees: the observation and the legal list (docs/design.md, The bot protocol).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The conformance suite every registered game runs (DESIGN.md: engine interface; STYLE.md convention 4)."""
+"""The conformance suite every registered game runs (docs/design.md, "The game-engine interface": Conformance)."""
 
 from __future__ import annotations
 
