@@ -20,6 +20,7 @@ from league.reasons import public_reason
 from league.services import outbox, worker_budget
 from league.services.bots import do_record_validation
 from league.services.errors import HOUR
+from league.services.requeue import SWEEP_BATCH, resend_lost
 
 log = logging.getLogger(__name__)
 
@@ -252,9 +253,6 @@ def do_fail_match(match_id: int, reason: str, claim_token: str | None = None) ->
     return True
 
 
-SWEEP_BATCH = 500
-
-
 def do_requeue_stale_matches() -> list[int]:
     """The sweeper (Celery beat, every MATCH_SWEEP_SECONDS) puts back what dead workers and lost messages left.
 
@@ -275,13 +273,7 @@ def do_requeue_stale_matches() -> list[int]:
                 swept.append(match_id)
     cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
     lost = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lt=cutoff).order_by("enqueued_at")
-    for match_id in lost.values_list("pk", flat=True)[:SWEEP_BATCH]:
-        # Conditional, so two sweepers at once send one message, not two.
-        if Match.objects.filter(pk=match_id, status=Match.Status.QUEUED, enqueued_at__lt=cutoff).update(
-            enqueued_at=now
-        ):
-            outbox.enqueue(outbox.RUN_MATCH_TASK, match_id)
-            swept.append(match_id)
+    swept += resend_lost(lost, outbox.RUN_MATCH_TASK, now)
     if swept:
         log.info("sweeper: sent %d matches again: %s", len(swept), swept[:20])
     return swept
@@ -394,12 +386,7 @@ def do_resend_lost_validations() -> list[int]:
     free = Q(lease_until__isnull=True) | Q(lease_until__lt=now)
     lost = Q(lease_until__lt=now, enqueued_at__lt=F("lease_until")) | (free & Q(enqueued_at__lt=cutoff))
     pending = BotVersion.objects.filter(lost, status=BotVersion.Status.PENDING)
-    sent = []
-    for version_id in pending.values_list("pk", flat=True)[:SWEEP_BATCH]:
-        if BotVersion.objects.filter(lost, pk=version_id, status=BotVersion.Status.PENDING).update(enqueued_at=now):
-            outbox.enqueue(outbox.VALIDATE_VERSION_TASK, version_id)
-            sent.append(version_id)
-    return sent
+    return resend_lost(pending, outbox.VALIDATE_VERSION_TASK, now)
 
 
 def tournament_game_over(match: Match) -> None:

@@ -21,7 +21,7 @@ from datetime import datetime
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from bots.results import MatchResult
@@ -36,6 +36,7 @@ from league.services.recording import (
     record_games_isolated,
     record_games_locked,
 )
+from league.services.requeue import requeue_untried
 
 log = logging.getLogger(__name__)
 
@@ -318,15 +319,8 @@ def _requeue_unplayed(series: ClaimedSeries, match_ids: list[int]) -> None:
     fault was a bot's, the yield the league's, not theirs)."""
     old = MatchSeries.objects.get(pk=series.series_id)
     fresh = MatchSeries.objects.create(game=old.game, placing_version_id=old.placing_version_id)
-    moved = Match.objects.filter(pk__in=match_ids, status=Match.Status.RUNNING, claim_token=series.claim_token).update(
-        series=fresh,
-        status=Match.Status.QUEUED,
-        claim_token="",
-        lease_until=None,
-        claimed_at=None,
-        enqueued_at=timezone.now(),
-        attempts=F("attempts") - 1,
-    )
+    held = Match.objects.filter(pk__in=match_ids, status=Match.Status.RUNNING, claim_token=series.claim_token)
+    moved = requeue_untried(held, timezone.now(), series=fresh)
     if moved:
         outbox.enqueue(outbox.RUN_MATCH_TASK, min(match_ids))
         log.info(

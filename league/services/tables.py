@@ -37,7 +37,8 @@ from league.queries import leaderboard, not_ranked
 from league.services import changes, outbox, worker_budget
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import ErrorCode, ServiceError
-from league.services.matches import SWEEP_BATCH, retry_delay
+from league.services.matches import retry_delay
+from league.services.requeue import SWEEP_BATCH, resend_lost
 from league.services.table_seating import check_seatable, on_the_ladder, seatable, still_seatable
 
 log = logging.getLogger(__name__)
@@ -405,13 +406,7 @@ def do_sweep_tables() -> list[int]:
     now = timezone.now()
     cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
     lost = Table.objects.filter(status=Table.Status.QUEUED, enqueued_at__lt=cutoff).order_by("created", "pk")
-    for table_id in lost.values_list("pk", flat=True)[:SWEEP_BATCH]:
-        # Conditional, so two sweepers at once send one message, not two.
-        if Table.objects.filter(pk=table_id, status=Table.Status.QUEUED, enqueued_at__lt=cutoff).update(
-            enqueued_at=now
-        ):
-            outbox.enqueue(outbox.PLAY_TABLE_TASK, table_id)
-            swept.append(table_id)
+    swept += resend_lost(lost, outbox.PLAY_TABLE_TASK, now)
     if swept:
         log.info("sweeper: tables sent again or ended: %s", swept[:20])
     return swept

@@ -17,11 +17,12 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from league.models import Match
 from league.services.errors import HOUR, RateLimited, wait_text
+from league.services.requeue import requeue_untried
 
 log = logging.getLogger(__name__)
 
@@ -102,15 +103,7 @@ def release_if_spent(which: Q, kind: str, claim_token: str, now: datetime | None
     retry_at = free_at(row[0], now)
     if retry_at is None:
         return False
-    held.update(
-        status=Match.Status.QUEUED,
-        claim_token="",
-        claimed_by="",
-        claimed_at=None,
-        lease_until=None,
-        attempts=F("attempts") - 1,
-        enqueued_at=retry_at,
-    )
+    requeue_untried(held, retry_at)
     log.info("owner %s: worker time of the hour spent; their games wait until %s", row[0], retry_at)
     return True
 
