@@ -8,8 +8,6 @@ from django.conf import settings
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
 
-HOUR = 3600
-
 
 def client_address(request: HttpRequest) -> str:
     """The address a request is counted against (also django-axes' AXES_CLIENT_IP_CALLABLE). Behind

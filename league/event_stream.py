@@ -74,8 +74,13 @@ class EventStream(StreamingHttpResponse):
         super().close()
 
 
+def _error(code: str, message: str, status: int) -> JsonResponse:
+    """An answer in the API's error shape (docs/api.md)."""
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
 def _refused(status: int, message: str) -> JsonResponse:
-    response = JsonResponse({"error": {"code": ErrorCode.THROTTLED, "message": message}}, status=status)
+    response = _error(ErrorCode.THROTTLED, message, status)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response
@@ -97,7 +102,7 @@ async def follow(
         who = await in_db_thread(viewer)
     except ServiceError as error:
         ticket.release()
-        return JsonResponse({"error": {"code": error.code, "message": error.message}}, status=error.status)
+        return _error(error.code, error.message, error.status)
     except BaseException:
         ticket.release()
         raise

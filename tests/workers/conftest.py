@@ -14,7 +14,9 @@ from urllib.parse import quote
 import pytest
 import redis
 from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from rest_framework.test import APIClient
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,3 +125,14 @@ def sent(monkeypatch) -> list[tuple[str, int, float]]:
     monkeypatch.setattr(outbox, "enqueue", lambda task, object_id: messages.append((task, object_id, 0)))
     monkeypatch.setattr(outbox, "enqueue_later", lambda task, pk, delay: messages.append((task, pk, delay)))
     return messages
+
+
+def upload_bot(client: APIClient, name: str, source: bytes) -> int:
+    """A Love Letter bot uploaded through the API as ``client``'s user (a single main.py); its id."""
+    response = client.post(
+        "/api/bots/",
+        {"game": "love_letter", "name": name, "file": SimpleUploadedFile("main.py", source)},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.content
+    return int(response.json()["id"])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -18,6 +17,7 @@ from league.invariants import check_league
 from league.models import BotVersion, Match, MatchSeries, Rating, RatingChange, Seat
 from league.services.bots import do_register_builtin_bots
 from league.services.series import do_create_series
+from tests.workers.conftest import upload_bot
 
 pytestmark = pytest.mark.e2e
 
@@ -43,16 +43,6 @@ for line in sys.stdin:
 """
 
 
-def _upload(client: APIClient, name: str, source: bytes) -> int:
-    response = client.post(
-        "/api/bots/",
-        {"game": "love_letter", "name": name, "file": SimpleUploadedFile("main.py", source)},
-        format="multipart",
-    )
-    assert response.status_code == 201, response.content
-    return int(response.json()["id"])
-
-
 def _assert_pages_answer(match: Match, owner: User) -> None:
     """The match page (its owner's view, stderr included), its replay and its frames: 200, the text cleaned."""
     page = Client()
@@ -72,7 +62,7 @@ def test_a_bot_writing_nul_bytes_and_lone_surrogates_is_validated_and_its_games_
 ) -> None:
     do_register_builtin_bots(["love_letter"])
     celery_workers.start(LADDER_ENABLED="0")
-    bot_id = _upload(alice_api, "hostile", HOSTILE_BOT)
+    bot_id = upload_bot(alice_api, "hostile", HOSTILE_BOT)
     celery_workers.wait_for(
         lambda: not BotVersion.objects.filter(bot_id=bot_id, status=BotVersion.Status.PENDING).exists(),
         90,

@@ -4,32 +4,22 @@ real Redis → ratings and leaderboard."""
 from __future__ import annotations
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from league.models import Bot, BotVersion, FittedRating, Match, Rating, RatingChange
 from league.services.bots import do_register_builtin_bots
+from tests.workers.conftest import upload_bot
 
 pytestmark = pytest.mark.e2e
 
 CRASHING_BOT = b"import sys\nsys.stderr.write('I give up\\n')\nsys.exit(3)\n"
 
 
-def _upload(client: APIClient, name: str, source: bytes) -> int:
-    response = client.post(
-        "/api/bots/",
-        {"game": "love_letter", "name": name, "file": SimpleUploadedFile("main.py", source)},
-        format="multipart",
-    )
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
-
-
 def test_an_uploaded_bot_is_validated_and_climbs_the_ladder(celery_workers, alice_api, example_bot_source) -> None:
     do_register_builtin_bots(["love_letter"])
     celery_workers.start(beat=True, RATINGS_REFIT_SECONDS="1")
-    good = _upload(alice_api, "steady", example_bot_source)
-    bad = _upload(alice_api, "quitter", CRASHING_BOT)
+    good = upload_bot(alice_api, "steady", example_bot_source)
+    bad = upload_bot(alice_api, "quitter", CRASHING_BOT)
 
     def validated() -> bool:
         return not BotVersion.objects.filter(bot_id__in=[good, bad], status=BotVersion.Status.PENDING).exists()
