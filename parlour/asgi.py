@@ -22,10 +22,18 @@ django_application = get_asgi_application()
 from django.conf import settings  # noqa: E402  (after the application: it sets Django up)
 
 # Django's advice under ASGI: no persistent database connections. A request's synchronous code runs on a thread of
-# its own, so a kept connection is never reused, only left open until that thread is collected. (The Celery workers
-# keep CONN_MAX_AGE.)
+# its own, so a kept connection is never reused, only left open until that thread is collected. On PostgreSQL each
+# process borrows from a pool instead (psycopg-pool, through Django's own "pool" option): without it every page and
+# every live stream's read opened a connection, that is a new PostgreSQL backend process, hundreds a second under a
+# crowd. (The Celery workers keep CONN_MAX_AGE.)
 for _database in settings.DATABASES.values():
     _database["CONN_MAX_AGE"] = 0
+    if _database["ENGINE"].endswith("postgresql"):
+        _database.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 2,
+            "max_size": settings.WEB_DB_POOL_MAX,
+            "timeout": 10,  # waiting longer for a connection than this is an error page, not a hang
+        }
 
 log = logging.getLogger("parlour.asgi")
 Scope = dict[str, Any]

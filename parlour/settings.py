@@ -386,6 +386,10 @@ STREAM_MAX_OPEN = env_int("STREAM_MAX_OPEN", 2000, minimum=1)
 STREAM_MAX_PER_ADDRESS = env_int("STREAM_MAX_PER_ADDRESS", 16, minimum=1)
 STREAM_POLL_MS = env_int("STREAM_POLL_MS", 1000 if REDIS_URL else 100, minimum=10)
 STREAM_SEND_TIMEOUT_SECONDS = env_int("STREAM_SEND_TIMEOUT_SECONDS", 10, minimum=1)
+# PostgreSQL connections each web process keeps in its pool (parlour/asgi.py): a page or a live stream's read borrows
+# one instead of opening its own (a new connection is a new PostgreSQL backend process). The workers keep
+# CONN_MAX_AGE.
+WEB_DB_POOL_MAX = env_int("WEB_DB_POOL_MAX", 12, minimum=1)
 
 
 def _table_clocks_from_env() -> dict[str, int]:

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from django.db import connection
 
 from games.registry import GAMES
 from league.models import Table
@@ -49,7 +50,10 @@ def _fill_and_play(person: Tab, form, rng: random.Random) -> None:
 def _play_in_background(table_id: int, blocker) -> threading.Thread:
     def run() -> None:
         with blocker.unblock():
-            play_table(table_id)
+            try:
+                play_table(table_id)
+            finally:
+                connection.close()  # this thread's own: the test database is dropped at the end of the run
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.db import connection
+
 from bots.results import BotSeat, MatchResult
 from bots.runner import play_match
 from league.models import Bot, Match
@@ -45,7 +47,10 @@ def _play_in_background(match: Match, blocker: Any, results: list[MatchResult]) 
             seats = [BotSeat(label=s.bot_version.label, builtin=s.bot_version.builtin) for s in match.seats.all()]
             result = play_match("love_letter", seats, match.seed, observer=observe)
             results.append(result)
-            do_record_match_result(match.pk, result)
+            try:
+                do_record_match_result(match.pk, result)
+            finally:
+                connection.close()  # this thread's own: the test database is dropped at the end of the run
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
