@@ -2,10 +2,12 @@
 
 ``RequestBodyLimitMiddleware`` comes first in ``MIDDLEWARE``, before anything reads ``request.POST`` (the CSRF check
 does, for every POST to the site): it answers 413 from the ``Content-Length`` header alone, so a body over the limit
-is never read, parsed or stored. Signed-in users (a session) and API tokens may send a bot upload and its form
-(``REQUEST_BODY_MAX_BYTES``); anyone else a login form's worth (``ANONYMOUS_BODY_MAX_BYTES``), checked only when a
-body is larger than that. Under WSGI Django reads no more than ``Content-Length`` (``LimitedStream``) and nothing at
-all of a body without one, so a chunked body is refused with 411 rather than silently taken for empty.
+is never parsed or stored. Under ASGI Django's handler reads the whole body before any middleware runs, so the
+server's application (parlour/asgi.py) asks ``refusal`` before that: a refused body is never read either.
+Signed-in users (a session) and API tokens may send a bot upload and its form (``REQUEST_BODY_MAX_BYTES``); anyone
+else a login form's worth (``ANONYMOUS_BODY_MAX_BYTES``), checked only when a body is larger than that. Under WSGI
+Django reads no more than ``Content-Length`` (``LimitedStream``) and nothing at all of a body without one, so a
+chunked body is refused with 411 rather than silently taken for empty.
 
 ``MemoryOnlyUploadHandler`` is the only upload handler: an uploaded file is kept in memory, bounded by the body limit,
 never in the temporary folder (Django's default spools anything over 2.5 MB to disk while it parses).
@@ -34,7 +36,7 @@ class RequestBodyLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return _refusal(request) or self.get_response(request)
+        return refusal(request) or self.get_response(request)
 
 
 class MemoryOnlyUploadHandler(MemoryFileUploadHandler):
@@ -50,7 +52,10 @@ class MemoryOnlyUploadHandler(MemoryFileUploadHandler):
             self.file.write(raw_data[:keep])
 
 
-def _refusal(request: HttpRequest) -> HttpResponse | None:
+def refusal(request: HttpRequest) -> HttpResponse | None:
+    """The answer to a request whose body may not be read (from its headers and, past the anonymous limit, whether
+    it is signed in), or None. The middleware asks; under ASGI parlour/asgi.py asks first, before Django's handler
+    reads the whole body into a temporary file."""
     meta = request.META
     if meta.get("HTTP_TRANSFER_ENCODING") and not meta.get("CONTENT_LENGTH"):
         return _error(request, 411, ErrorCode.LENGTH_REQUIRED, "send the request body with a Content-Length header")

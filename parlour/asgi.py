@@ -4,11 +4,14 @@ streams for a crowd"), with no persistent database connections.
 Django's ASGI application, wrapped so that a reader too slow to accept a chunk (a stalled event stream, a client that
 stops reading) is dropped after STREAM_SEND_TIMEOUT_SECONDS instead of holding its response open forever: the server
 waits for a slow socket to drain before it takes the next chunk, so without a bound such a reader would never end.
+And a request whose body the limits refuse (league/request_bodies.py) is answered from its headers, before Django's
+handler would read the whole body into a temporary file.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -20,6 +23,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parlour.settings")
 django_application = get_asgi_application()
 
 from django.conf import settings  # noqa: E402  (after the application: it sets Django up)
+from django.core.handlers.asgi import ASGIRequest  # noqa: E402
+from django.http import HttpResponse  # noqa: E402
+
+from league import request_bodies  # noqa: E402
+from league.stream_hub import in_db_thread  # noqa: E402
 
 # Django's advice under ASGI: no persistent database connections. A request's synchronous code runs on a thread of
 # its own, so a kept connection is never reused, only left open until that thread is collected. On PostgreSQL each
@@ -45,9 +53,29 @@ class SlowReader(Exception):
     """The client did not accept a chunk in time."""
 
 
+async def _refused_before_reading(scope: Scope) -> HttpResponse | None:
+    """The body limits' answer (league/request_bodies.py) from the headers alone, before Django's handler reads the
+    body: it reads all of it into a temporary file before any middleware runs."""
+    headers = dict(scope.get("headers") or [])
+    length = headers.get(b"content-length", b"0")
+    if b"transfer-encoding" not in headers and length.isdigit() and int(length) <= settings.ANONYMOUS_BODY_MAX_BYTES:
+        return None  # the common case, decided without a thread
+    return await in_db_thread(request_bodies.refusal, ASGIRequest(scope, io.BytesIO()))
+
+
+async def _send_response(response: HttpResponse, send: Send) -> None:
+    headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": response.content})
+
+
 async def application(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] != "http":
         await django_application(scope, receive, send)
+        return
+    refused = await _refused_before_reading(scope)
+    if refused is not None:
+        await _send_response(refused, send)
         return
     timeout = float(settings.STREAM_SEND_TIMEOUT_SECONDS)
 
