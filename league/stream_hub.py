@@ -42,14 +42,21 @@ RECONNECT_SECONDS = 1.0
 __all__ = ["Built", "Feed", "Hub", "Topic", "current", "in_db_thread"]
 
 
+def _nothing() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class Feed:
     """One kind of row that can be followed: ``fingerprint(pk)`` changes whenever a view of it changes (None: the
-    row is gone); ``view(pk, viewer)`` is what one kind of viewer is sent."""
+    row is gone); ``view(pk, viewer, memo)`` is what one kind of viewer is sent, where ``memo`` is what ``memo()``
+    made when the row's first watcher came, kept while anyone here watches it (a live match keeps its engine state
+    there, so each change costs only the new moves)."""
 
     kind: str
     fingerprint: Callable[[int], Hashable | None]
-    view: Callable[[int, Hashable], View]
+    view: Callable[[int, Hashable, Any], View]
+    memo: Callable[[], Any] = _nothing
 
 
 async def in_db_thread(function: Callable[..., T], *args: Any) -> T:
@@ -85,6 +92,10 @@ class Topic:
     views: dict[Hashable, Built] = field(default_factory=dict)
     building: dict[Hashable, tuple[int, asyncio.Future[Built]]] = field(default_factory=dict)
     builds: int = 0
+    memo: Any = None
+
+    def __post_init__(self) -> None:
+        self.memo = self.feed.memo()
 
     @property
     def gone(self) -> bool:
@@ -132,7 +143,7 @@ class Topic:
     async def _build(self, viewer: Hashable, version: int) -> Built:
         self.builds += 1
         started = time.monotonic()
-        data, over = await in_db_thread(self.feed.view, self.pk, viewer)
+        data, over = await in_db_thread(self.feed.view, self.pk, viewer, self.memo)
         event = f"data: {json.dumps(data, default=str, separators=(',', ':'))}\n\n".encode()
         built = Built(version, started, event, over)
         if version == self.version:

@@ -133,7 +133,7 @@ def cancel_table(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(f"{reverse('play')}?game={table.game}")
 
 
-def _table_view(pk: int, person: Hashable) -> tuple[dict[str, Any], bool]:
+def _table_view(pk: int, person: Hashable, memo: None) -> tuple[dict[str, Any], bool]:
     table = tables.get_table(pk)
     data = tables.table_view(table, table.owner if person is not None and person == table.owner_id else None)
     return data, data["status"] in Table.Status.finalized()

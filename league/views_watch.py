@@ -45,12 +45,12 @@ def match_live_page(request: HttpRequest, pk: int) -> HttpResponse:
     return cache_headers.no_store(render(request, "league/match_live.html", context))
 
 
-def _match_view(pk: int, viewer: Hashable) -> tuple[dict[str, Any], bool]:
-    match = Match.objects.get(pk=pk)
-    return watch.match_view(match), match.status not in (Match.Status.RUNNING, Match.Status.QUEUED)
+def _match_view(pk: int, viewer: Hashable, live_view: watch.LiveView) -> tuple[dict[str, Any], bool]:
+    data, status = live_view.build(pk)
+    return data, status not in (Match.Status.RUNNING, Match.Status.QUEUED)
 
 
-MATCHES = Feed("match", watch.fingerprint, _match_view)
+MATCHES = Feed("match", watch.fingerprint, _match_view, memo=watch.LiveView)
 
 
 async def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:

@@ -182,3 +182,34 @@ def test_each_game_of_a_series_tells_its_own_observer() -> None:
         result = series.play()
     for n, game in enumerate(result.games):
         assert seen[n] == list(range(len(game.replay["moves"]) + 1))  # before every decision, and at the end
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_the_hubs_kept_view_is_the_fresh_view_after_every_change_at_one_query_each(db, game_id: str) -> None:
+    """watch.LiveView (what a web process keeps per watched match) sends exactly what match_view builds from
+    nothing, move after move, after a requeue that starts the game again, and at the end; a change costs one
+    query."""
+    match = running_match(game_id, min(3, get_game(game_id).max_players))
+    moves = play_match(game_id, seats_of(match), match.seed).replay["moves"]
+    kept = watch.LiveView()
+    for count in [0, 1, 2, 5, len(moves) // 2, len(moves) - 1]:
+        watch.do_publish(match.pk, moves[:count])
+        with CaptureQueriesContext(connection) as queries:
+            view, status = kept.build(match.pk)
+        assert view == watch.match_view(Match.objects.get(pk=match.pk)) and status == Match.Status.RUNNING
+        assert view["move_count"] == count
+        assert len(queries) == (3 if count == 0 else 1), [q["sql"] for q in queries]  # the fixed part read once
+    # Requeued and claimed again: the same seats, a new attempt, the moves start again.
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.QUEUED)
+    assert kept.build(match.pk)[1] == Match.Status.QUEUED
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING, attempts=match.attempts + 1)
+    watch.do_publish(match.pk, moves[:3])
+    view, _ = kept.build(match.pk)
+    assert view == watch.match_view(Match.objects.get(pk=match.pk)) and view["move_count"] == 3
+    # Moves that are not a continuation (another attempt's): from the start, still the same view.
+    watch.do_publish(match.pk, moves[1:4])
+    view, _ = kept.build(match.pk)
+    assert view == watch.match_view(Match.objects.get(pk=match.pk))
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+    view, status = kept.build(match.pk)
+    assert status == Match.Status.FINISHED and "public" not in view and "over" in view["message"]

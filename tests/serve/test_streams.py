@@ -242,3 +242,4 @@ def test_the_database_work_of_a_watched_match_does_not_grow_with_its_watchers(
     print(f"queries for 8 moves: {with_one} with 1 watcher, {with_fifty} with 50")
     assert len(reached) == 50, "every watcher saw the last move"
     assert 0 < with_fifty <= 1.2 * with_one, (with_one, with_fifty)
+    assert with_one <= 2 * 8, "a move costs the fingerprint's read and the kept view's one read (was 4 a move)"
