@@ -281,6 +281,56 @@ def _read_pages(base: str, pages: list[str], seconds: float) -> list[float]:
     return sorted(times)
 
 
+def _readers(port: int, pages: list[str], count: int, seconds: float, results: Any) -> None:
+    """``count`` people reading the site at once: each asks for a page (the next of ``pages``), reads it for a
+    while (0.5 to 1.5 s), and asks for the next; every page's time goes back through ``results``. Their own process,
+    on uvloop, with bare connections: the readers must cost the shared cores as little as possible."""
+    import random
+
+    import uvloop
+
+    times: list[float] = []
+
+    async def get(path: str) -> float:
+        began = time.perf_counter()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
+        answer = await asyncio.wait_for(reader.read(), PAGE_TIMEOUT_SECONDS)  # to the end: Connection: close
+        writer.close()
+        if not answer.startswith(b"HTTP/1.1 200"):
+            raise SystemExit(f"{path} answered {answer[:40]!r}: the benchmark measures pages that work")
+        return (time.perf_counter() - began) * 1000
+
+    async def person(number: int, until: float) -> None:
+        rng = random.Random(number)
+        await asyncio.sleep(rng.uniform(0, 1))  # people do not arrive in step
+        step = rng.randrange(len(pages))
+        while time.monotonic() < until:
+            try:
+                times.append(await get(pages[step % len(pages)]))
+            except (OSError, TimeoutError):
+                times.append(float("inf"))
+            step += 1
+            await asyncio.sleep(rng.uniform(0.5, 1.5))
+
+    async def main() -> None:
+        until = time.monotonic() + seconds
+        await asyncio.gather(*(person(n, until) for n in range(count)))
+
+    uvloop.run(main())
+    results.put(sorted(times))
+
+
+def _read_together(port: int, pages: list[str], count: int, seconds: float) -> list[float]:
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    process = context.Process(target=_readers, args=(port, pages, count, seconds, results), daemon=True)
+    process.start()
+    times: list[float] = results.get(timeout=seconds + 120)
+    process.join(10)
+    return times
+
+
 def _deliveries(
     arrivals: list[tuple[int, int, float]], watched: list[int], published: dict[tuple[int, int], list[float]]
 ) -> list[float]:
@@ -383,6 +433,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=20.0, help="each measured window")
     parser.add_argument("--web-processes", type=int, default=2)
+    parser.add_argument("--readers", type=int, default=50, help="people reading pages at once (no watchers)")
     parser.add_argument("--attack", default="2,50,1000", help="open streams for the attack's home page timings")
     parser.add_argument("--no-before", action="store_true", help="skip the old set-up (gunicorn, sync workers)")
     parser.add_argument("--results")
@@ -406,6 +457,8 @@ def main() -> None:
         quiet = _phase(server, matches, args.games, seconds, pages)
         print(f"uvicorn: {args.watchers} watchers ...", flush=True)
         crowd = _phase(server, matches, args.watchers, seconds, pages)
+        print(f"uvicorn: {args.readers} readers at once ...", flush=True)
+        readers = _read_together(server.port, pages, args.readers, seconds * 2)
         attack_new = _attack(server, matches[0][0], sizes, samples)
     finally:
         server.stop()
@@ -438,6 +491,12 @@ def main() -> None:
         ]
         for size in sizes
     ]
+    print()
+    print(
+        f"Pages with {args.readers} people reading at once (each: a page, 0.5-1.5 s to read it, the next; no "
+        f"watchers): {len(readers)} pages, p50 {quantile(readers, 0.5):.0f} ms, p99 {_ms(quantile(readers, 0.99))} ms"
+    )
+    record(args.results, "crowd", "readers_page_p99_ms", round(quantile(readers, 0.99), 2))
     print()
     print("The two-connection attack: the home page (median / worst ms) with open streams")
     print(table(attack_rows, ["open streams", "gunicorn, 2 sync workers (before)", "uvicorn (after)"]))

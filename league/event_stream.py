@@ -6,9 +6,10 @@ process's stream hub (league/stream_hub.py: one read per change for all its watc
 once, then each time it changes; it lasts STREAM_SECONDS (± STREAM_JITTER_SECONDS) and EventSource reconnects by
 itself after STREAM_RETRY_MS.
 
-Bounded: at most STREAM_MAX_OPEN streams per web process and STREAM_MAX_PER_ADDRESS from one address; past either the
-answer is 429 (that address) or 503 (everyone) with Retry-After, and the page's script (league/static/league/table.js)
-falls back to asking again slowly. A reader too slow to take an event is dropped by parlour/asgi.py.
+Bounded: at most STREAM_MAX_OPEN streams and STREAM_MAX_PER_ADDRESS from one address, for the whole site with Redis
+(league/stream_caps.py) and per web process in any case; past either the answer is 429 (that address) or 503
+(everyone) with Retry-After, and the page's script (league/static/league/table.js) falls back to asking again
+slowly. A reader too slow to take an event is dropped by parlour/asgi.py.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Hashable
 
 from asgiref.sync import sync_to_async
@@ -23,6 +25,7 @@ from django.conf import settings
 from django.db import connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 
+from league import stream_caps
 from league.account_limits import client_address
 from league.services.errors import ErrorCode, ServiceError
 from league.stream_hub import Feed, Hub, current, in_db_thread
@@ -36,17 +39,31 @@ RETRY_AFTER_SECONDS = 30  # past a cap: when to ask again (the page's script wai
 # A watcher new to a row gets a view built at most this long ago (a table's clock moves on even when its row does not).
 FRESH_SECONDS = 1.0
 OVER = b"event: over\ndata: {}\n\n"
+ADDRESS_FULL = "too many live streams open from your address: the page asks again in a while"
+SITE_FULL = "too many live streams open: the page asks again in a while"
 
 __all__ = ["STREAM_RETRY_MS", "STREAM_SECONDS", "EventStream", "follow"]
 
 
 class _Ticket:
-    """One stream's place under the caps, given back exactly once (when the stream ends or its response closes)."""
+    """One stream's place under the caps (this process's counts and, with Redis, the site's), given back exactly once
+    (when the stream ends or its response closes)."""
 
     def __init__(self, hub: Hub, address: str) -> None:
-        self.hub, self.address, self.held = hub, address, True
+        self.hub, self.address, self.held, self.on_site = hub, address, True, False
+        self.member = uuid.uuid4().hex
         hub.open += 1
         hub.by_address[address] = hub.by_address.get(address, 0) + 1
+
+    async def take_site_place(self) -> int:
+        if self.hub.site_caps is None:
+            return stream_caps.TAKEN
+        lease = STREAM_SECONDS + STREAM_JITTER_SECONDS + 10  # a stream's longest life, and a margin
+        found = await self.hub.site_caps.take(
+            self.address, self.member, settings.STREAM_MAX_PER_ADDRESS, settings.STREAM_MAX_OPEN, lease
+        )
+        self.on_site = found == stream_caps.TAKEN
+        return found
 
     def release(self) -> None:
         if not self.held:
@@ -58,6 +75,8 @@ class _Ticket:
             self.hub.by_address[self.address] = left
         else:
             del self.hub.by_address[self.address]
+        if self.on_site and self.hub.site_caps is not None:
+            self.hub.site_caps.give_back(self.address, self.member)
 
 
 class EventStream(StreamingHttpResponse):
@@ -94,10 +113,14 @@ async def follow(
     hub = current()
     address = client_address(request)
     if hub.by_address.get(address, 0) >= settings.STREAM_MAX_PER_ADDRESS:
-        return _refused(429, "too many live streams open from your address: the page asks again in a while")
+        return _refused(429, ADDRESS_FULL)
     if hub.open >= settings.STREAM_MAX_OPEN:
-        return _refused(503, "too many live streams open: the page asks again in a while")
+        return _refused(503, SITE_FULL)
     ticket = _Ticket(hub, address)
+    site = await ticket.take_site_place()
+    if site != stream_caps.TAKEN:
+        ticket.release()
+        return _refused(429, ADDRESS_FULL) if site == stream_caps.ADDRESS_FULL else _refused(503, SITE_FULL)
     try:
         who = await in_db_thread(viewer)
     except ServiceError as error:

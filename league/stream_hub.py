@@ -31,6 +31,7 @@ from django.conf import settings
 from django.db import connections
 
 from league.services import changes
+from league.stream_caps import SiteCaps
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -170,6 +171,8 @@ class Hub:
         self.listener: asyncio.Task[None] | None = None
         self.open = 0
         self.by_address: dict[str, int] = {}
+        # The caps for the whole site (league/stream_caps.py); None without Redis: the counts above are the caps.
+        self.site_caps = SiteCaps(redis_url, asyncio.get_running_loop()) if redis_url else None
         self.reads = 0  # fingerprint reads (each one query): a figure for the tests and the benchmark
 
     # ----- watchers ------------------------------------------------------------------------------------------------

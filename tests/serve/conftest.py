@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import redis
 import requests
 from django.conf import settings
 
+from league import stream_caps
 from tests.workers.conftest import _database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +65,10 @@ def asgi_server(transactional_db, tmp_path: Path, collected_static: Path) -> Ite
     the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
     if not settings.REDIS_URL:
         pytest.fail("these tests need a real Redis: run them with `make test` (it sets REDIS_URL)")
+    # Places under the site-wide stream caps that an earlier test's stopped server left to lapse by themselves
+    stale = redis.Redis.from_url(settings.REDIS_URL)
+    for key in stale.scan_iter(f"{stream_caps.PREFIX}*"):
+        stale.delete(key)
     started: list[Server] = []
 
     def start(processes: int = 1, **env: str) -> Server:

@@ -211,6 +211,28 @@ def test_open_streams_are_capped_per_address_and_in_total(asgi_server, watchers:
     assert again.status == 200
 
 
+def test_the_caps_hold_for_the_whole_site_across_web_processes(asgi_server, watchers: list[Watchers]) -> None:
+    """Two web processes share the caps through Redis (league/stream_caps.py): one address gets its two streams
+    however the connections are spread over the processes (each process alone would have let two more through)."""
+    server = asgi_server(processes=2, STREAM_MAX_PER_ADDRESS="2", STREAM_MAX_OPEN="5", TRUSTED_PROXY_COUNT="1")
+    match = running_match("love_letter", 2)
+    Mover(match)
+    crowd = Watchers(server)
+    watchers.append(crowd)
+    path = f"/matches/{match.pk}/live/events/"
+    one = {"X-Forwarded-For": "10.0.1.1"}
+    statuses = sorted(stream.status for stream in crowd.open(path, 12, one))  # at once: both processes take some
+    assert statuses == [200, 200] + [429] * 10, statuses
+    others = [crowd.open(path, 1, {"X-Forwarded-For": f"10.0.1.{n}"})[0].status for n in range(2, 7)]
+    assert others == [200, 200, 200, 503, 503], others  # five in all, for the site
+    held = [stream for stream in crowd.streams if stream.status == 200]
+    crowd.close(held[:1])  # a watcher leaves: its place is free again, whichever process held it
+    deadline = time.monotonic() + 10
+    while crowd.open(path, 1, {"X-Forwarded-For": "10.0.1.9"})[0].status != 200:
+        assert time.monotonic() < deadline, "the place given back was not free again"
+        time.sleep(0.2)
+
+
 def _queries_while_moving(server: Server, mover: Mover, moves: int) -> int:
     before = server.queries()
     mover.publish(moves)
