@@ -98,6 +98,19 @@ class Server:
     def stop(self) -> None:
         infra.stop_group(self.process)
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by the server's processes (its process group): a figure the
+        machine's other load does not change, unlike a latency."""
+        ticks = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rpartition(")")[2].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[2]) == self.process.pid:  # pgrp: the server was started in a session of its own
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
 
 # ----- the crowd: a process of its own, so that its work does not sit in the page timings' process -------------------
 
@@ -349,15 +362,20 @@ def _phase(server: Server, matches: list[Any], watchers: int, seconds: float, pa
     publisher.start()
     time.sleep(2)  # every stream has its first view: only the steady state is measured
     # The database first, with no page read (pages cost queries too, and fewer get read when the server is busy).
-    before, began = _transactions(), time.monotonic()
+    before, began, cpu_before = _transactions(), time.monotonic(), server.cpu_seconds()
     time.sleep(seconds)
-    qps = (_transactions() - before) / (time.monotonic() - began)
+    ended = time.monotonic()
+    qps = (_transactions() - before) / (ended - began)
+    cpu = server.cpu_seconds() - cpu_before
     time.sleep(1.5)  # PostgreSQL's statistics are flushed about every second: let this window's settle
     page_times = _read_pages(f"http://127.0.0.1:{server.port}", pages, seconds)
     publisher.stop()
     arrivals = crowd.stop()
     delays = _deliveries(arrivals, watched, publisher.published)
+    in_window = sum(1 for _, _, arrived in arrivals if began <= arrived <= ended)
     return {
+        "cpu_share": cpu / (ended - began),  # of one core
+        "cpu_us_per_view": cpu / in_window * 1e6 if in_window else float("nan"),
         "watchers": crowd.opened,
         "page_p50": quantile(page_times, 0.5),
         "page_p99": quantile(page_times, 0.99),
@@ -478,11 +496,25 @@ def main() -> None:
             f"{figures['delivery_p50']:.0f} / {figures['delivery_p99']:.0f}",
             f"{figures['deliveries']}",
             f"{figures['qps']:.0f}",
+            f"{figures['cpu_share'] * 100:.0f}% / {figures['cpu_us_per_view']:.0f} µs",
         ]
         for label, figures in (("one per game", quiet), ("crowd", crowd))
     ]
     print()
-    print(table(rows, ["watchers", "open", "pages p50 / p99 ms", "delivery p50 / p99 ms", "deliveries", "db tx/s"]))
+    print(
+        table(
+            rows,
+            [
+                "watchers",
+                "open",
+                "pages p50 / p99 ms",
+                "delivery p50 / p99 ms",
+                "deliveries",
+                "db tx/s",
+                "server CPU / a view",
+            ],
+        )
+    )
     attack_rows = [
         [
             f"{size}",
