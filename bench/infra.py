@@ -93,8 +93,12 @@ class Worker:
         cwd: Path = ROOT,
         queue: str | None = None,
         env: dict[str, str] | None = None,
+        own_session: bool = True,
     ) -> None:
-        """``cwd``, ``queue``, ``env``: another checkout's code on its own queue (bench/league.py --trees)."""
+        """``cwd``, ``queue``, ``env``: another checkout's code on its own queue (bench/league.py --trees).
+        ``own_session=False``: a process group of its own (still stopped, or killed, whole) in the benchmark's
+        session. With the kernel's autogroups (sched_autogroup_enabled) a busy machine shares the CPU between
+        sessions, not processes, so workers in sessions of their own get more of it the more sessions they are."""
         self.log = log_dir / f"worker-{name}-{concurrency}.log"
         command = [
             str(Path(sys.executable).parent / "celery"),
@@ -118,7 +122,8 @@ class Worker:
             env={**os.environ, **environment(db_name), **(env or {})},
             stdout=self.log.open("wb"),
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=own_session,
+            process_group=None if own_session else 0,
         )
         self.hostname = f"{name}{concurrency}@"
 

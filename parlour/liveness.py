@@ -10,12 +10,17 @@ were SIGKILLed can be left like that, its main loop running and its tasks never 
 
 The file is named by the worker option ``--heartbeat-file`` or the setting WORKER_HEARTBEAT_FILE; without either,
 nothing is written.
+
+Under systemd (deploy/systemd/: ``Type=notify``, ``WatchdogSec=``) each heartbeat is also sent to systemd as
+``READY=1`` and ``WATCHDOG=1`` on the socket named by NOTIFY_SOCKET, so systemd restarts a worker that stops taking
+work as the supervisor does: the first heartbeat ends the start-up, a missing one fires the watchdog.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +50,19 @@ def age(path: Path, started: float) -> float:
     return time.time() - max(touched, started)
 
 
+def notify_systemd(state: str) -> bool:
+    """Send ``state`` (e.g. ``READY=1``) to systemd's notification socket if this process was started by a unit
+    that listens (NOTIFY_SOCKET is set); True if sent."""
+    address = os.environ.get("NOTIFY_SOCKET", "")
+    if not address:
+        return False
+    if address.startswith("@"):  # an abstract socket
+        address = "\0" + address[1:]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
+        notify.sendto(state.encode(), address)
+    return True
+
+
 class WorkerHeartbeat(bootsteps.StartStopStep):
     """A consumer step: touches the heartbeat file from the consumer's timer while the consumer runs."""
 
@@ -58,15 +76,18 @@ class WorkerHeartbeat(bootsteps.StartStopStep):
         self.path = Path(name) if name else None
         self.interval = float(settings.WORKER_HEARTBEAT_SECONDS)
         self.timer_ref: Any = None
+        self.notifying = False  # the last heartbeat reached systemd
         self.waiting: dict[str, float] = {}  # task id -> when a beat first saw it taken but not started
 
     def start(self, parent: Any) -> None:
-        if self.path is None:
+        if self.path is None and not os.environ.get("NOTIFY_SOCKET"):
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._beat()
         self.timer_ref = parent.timer.call_repeatedly(self.interval, self._beat, priority=10)
-        log.info("heartbeat: touching %s every %.0f s", self.path, self.interval)
+        where = " and ".join([*([str(self.path)] if self.path else []), *(["systemd"] if self.notifying else [])])
+        log.info("heartbeat: to %s every %.0f s", where, self.interval)
 
     def stop(self, parent: Any) -> None:
         if self.timer_ref is not None:
@@ -74,16 +95,20 @@ class WorkerHeartbeat(bootsteps.StartStopStep):
             self.timer_ref = None
 
     def _beat(self) -> None:
-        assert self.path is not None
         if stuck := self._stuck_tasks():
             log.warning(
                 "heartbeat: withheld: %d taken tasks not started by the pool for %.0f s", stuck, START_WAIT_SECONDS
             )
             return
+        if self.path is not None:
+            try:
+                touch(self.path)
+            except OSError as error:  # a full disk must not stop the worker; the supervisor will notice the silence
+                log.warning("heartbeat: cannot touch %s: %s", self.path, error)
         try:
-            touch(self.path)
-        except OSError as error:  # a full disk must not stop the worker; the supervisor will notice the silence
-            log.warning("heartbeat: cannot touch %s: %s", self.path, error)
+            self.notifying = notify_systemd("READY=1\nWATCHDOG=1")  # READY again is harmless: systemd ignores it
+        except OSError as error:  # systemd restarting: its watchdog decides, as the supervisor does on a silence
+            log.warning("heartbeat: cannot notify systemd: %s", error)
 
     def _stuck_tasks(self) -> int:
         """How many taken tasks have waited more than START_WAIT_SECONDS for a pool process to start them."""
