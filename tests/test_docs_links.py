@@ -115,12 +115,6 @@ def links(text: str) -> Iterator[tuple[int, str]]:
             yield number, match.group(1)
 
 
-def code_spans(text: str) -> Iterator[tuple[int, str]]:
-    for number, line in prose_lines(text):
-        for match in INLINE_CODE.finditer(line):
-            yield number, match.group(2)
-
-
 # ----- reading Python -------------------------------------------------------------------------------------------------
 
 
@@ -170,10 +164,11 @@ def _missing_paths(path: Path, number: int, text: str) -> list[str]:
 
 
 def missing_paths(path: Path, text: str) -> list[str]:
-    """Repository paths cited in a Markdown file's code spans, or in a Python file's comments and docstrings."""
+    """Repository paths cited in a Markdown file's text and code spans (not its code blocks, whose commands may make
+    files), or in a Python file's comments and docstrings."""
     if not _cited_path().search(text):
         return []  # (reading a module's comments and docstrings takes time: only when there may be something)
-    pieces = code_spans(text) if path.suffix == ".md" else python_prose(text)
+    pieces = prose_lines(text) if path.suffix == ".md" else python_prose(text)
     return [problem for number, piece in pieces for problem in _missing_paths(path, number, piece)]
 
 
@@ -245,6 +240,14 @@ def test_every_section_cited_by_name_is_in_its_document() -> None:
 
 def test_no_file_refers_to_documents_outside_the_repository() -> None:
     assert [problem for path, text in _texts() for problem in outside_references(path, text)] == []
+
+
+def test_the_readme_maps_every_top_level_folder_and_every_docs_page() -> None:
+    readme = (ROOT / "README.md").read_text()
+    folders = {part[0] for path in tracked_files() if len(part := path.relative_to(ROOT).parts) > 1}
+    assert set(re.findall(r"^- `([^`/]+)/`", readme, re.M)) == folders
+    pages = {path.name for path in tracked_files() if path.parent == ROOT / "docs" and path.suffix == ".md"}
+    assert set(re.findall(r"\]\(docs/([\w-]+\.md)\)", readme)) == pages
 
 
 def test_each_check_reports_a_planted_fault() -> None:
