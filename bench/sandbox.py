@@ -1,4 +1,5 @@
-"""The sandbox's costs: ``python -m bots bench`` (bots/bench.py), plus the cgroup throttle the runner adds per move.
+"""The sandbox's costs: ``python -m bots bench`` (bots/authoring/bench.py), plus the cgroup throttle the runner adds
+per move.
 
     .venv/bin/python bench/sandbox.py [--starts 20] [--round-trips 2000] [--results FILE]
 

@@ -1,6 +1,6 @@
 """Every game Parlour knows. Adding a game is its folder and one line in ``_ENGINES``; everything else reads from here.
 
-A game's folder ``games/<id>/`` holds everything about it (tests/games/test_registry.py checks each one):
+A game's folder ``games/<id>/`` holds everything about it (tests/games/test_game_folders.py checks each one):
 
 - ``__init__.py`` with ``LADDER``, the game's defaults for the league's ladder (``ladder_defaults``);
 - ``engine.py`` with ``GAME`` (a ``Game`` instance) and ``players.py`` with ``PLAYERS`` (built-in player classes by
@@ -80,8 +80,8 @@ def make_player(game_id: str, name: str, seed: int = 0) -> Player:
 # ----- a game's folder -------------------------------------------------------------------------------------------
 
 # The replay viewer's shell that every game's renderer plugs into: viewer.js (with frames.js, page.js, drawing.js),
-# kit.js, generic.js, viewer.css (docs/viewer.md). The league's site and the local viewer (bots/viewer.py) both serve
-# it from here.
+# kit.js, generic.js, viewer.css (docs/viewer.md). The league's site and the local viewer (bots/authoring/viewer.py)
+# both serve it from here.
 VIEWER_DIR = Path(__file__).resolve().parent / "viewer"
 RULES_FILE = "RULES.md"
 RENDERER_FILE = "viewer.js"

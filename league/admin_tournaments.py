@@ -76,8 +76,8 @@ class EntrantsField(BoundedModelMultipleChoiceField[Bot]):
 
 
 class EntrantCheckboxes(forms.CheckboxSelectMultiple):
-    """One checkbox per bot, each marked with its game so that league/admin_tournament.js can show only the bots of
-    the game chosen above (without the script every ready bot is listed, labelled with its game)."""
+    """One checkbox per bot, each marked with its game so that league/static/league/admin_tournament.js can show only
+    the bots of the game chosen above (without the script every ready bot is listed, labelled with its game)."""
 
     def create_option(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         option = super().create_option(*args, **kwargs)

@@ -14,7 +14,7 @@ Enable it with::
     ]
 
 The viewer's shell that the renderers plug into (``games.registry.VIEWER_DIR``, static files only) is served whole by
-Django's own FileSystemFinder, through ``STATICFILES_DIRS``, as ``league/viewer/``.
+Django's own FileSystemFinder, through ``STATICFILES_DIRS``, under the static path ``/static/league/viewer/``.
 """
 
 from __future__ import annotations

@@ -138,8 +138,8 @@ STATICFILES_FINDERS = [
     "league.staticfinders.GameViewerFinder",  # each game's replay renderer: games/<id>/viewer.js
 ]
 # The replay viewer's shell (viewer.js and its modules, kit.js, generic.js, viewer.css) is the games package's; the
-# site serves it at static/league/viewer/, the URL its pages have always used. The local viewer (bots/viewer.py)
-# serves the same files.
+# site serves it at static/league/viewer/, the URL its pages have always used. The local viewer
+# (bots/authoring/viewer.py) serves the same files.
 STATICFILES_DIRS = [("league/viewer", str(VIEWER_DIR))]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))  # where collectstatic writes
 STORAGES = {

@@ -254,7 +254,7 @@ def test_no_import_cycle_in_games_or_bots() -> None:
 
 
 def test_the_web_process_has_the_configured_celery_app() -> None:
-    # parlour/__init__ loads the Celery app with the settings, so the web server's send_task goes to our broker.
+    # parlour/__init__.py loads the Celery app with the settings, so the web server's send_task goes to our broker.
     env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
     env["SECRET_KEY"] = "x"
     probe = (

@@ -1,4 +1,5 @@
-"""Every setting read from the environment is documented: in .env.example with its default, and in the README."""
+"""Every setting read from the environment is documented: in .env.example with its default, and in
+docs/configuration.md."""
 
 from __future__ import annotations
 
@@ -48,10 +49,9 @@ def example_values() -> dict[str, str]:
     )
 
 
-def readme_names() -> set[str]:
-    """The variables in the first column of the README's configuration tables."""
-    section = (ROOT / "README.md").read_text().split("\n## Configuration\n")[1].split("\n## ")[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
+def documented_names() -> set[str]:
+    """The variables in the first column of docs/configuration.md's tables."""
+    rows = [line for line in (ROOT / "docs" / "configuration.md").read_text().splitlines() if line.startswith("| `")]
     return {name for row in rows for name in re.findall(r"`([A-Z][A-Z0-9_]*)`", row.split("|")[1])}
 
 
@@ -77,7 +77,7 @@ def test_env_example_says_what_each_setting_means() -> None:
             assert above.startswith("# ") and not above.startswith("# -----"), line
 
 
-def test_the_readme_table_lists_every_setting() -> None:
-    settings, readme = set(env_settings()), readme_names()
-    assert sorted(settings - readme) == [], "missing from the README's configuration table"
-    assert sorted(readme - settings) == [], "in the README's table but never read"
+def test_the_configuration_page_lists_every_setting() -> None:
+    settings, documented = set(env_settings()), documented_names()
+    assert sorted(settings - documented) == [], "missing from docs/configuration.md"
+    assert sorted(documented - settings) == [], "in docs/configuration.md but never read"

@@ -2,10 +2,10 @@
 
 A version's archive never changes, so its files go to a content-addressed directory,
 ``settings.VAR_DIR / "bot-code" / <sha256 of the archive>``, shared by every worker process on the machine and
-reused by every match. The sandbox binds it read-only at ``/bot`` (bots/sandbox.py), one bot's own directory only,
-and the bot runs as a slot uid that owns nothing here; the files are also read-only on disk (0444, directories 0555)
-so that even an unsandboxed development worker (BOT_SANDBOX=none) does not let a bot edit the copy the next match
-uses.
+reused by every match. The sandbox binds it read-only at ``/bot`` (bots/sandbox/mounts.py), one bot's own directory
+only, and the bot runs as a slot uid that owns nothing here; the files are also read-only on disk (0444, directories
+0555) so that even an unsandboxed development worker (BOT_SANDBOX=none) does not let a bot edit the copy the next
+match uses.
 
 Races: prefork children and several workers on one machine may want the same version at once. Each unpacks into
 its own temporary directory next to the cache and renames it into place; ``rename`` is atomic, so a directory under

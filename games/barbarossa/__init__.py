@@ -1,4 +1,4 @@
-"""Barbarossa: a digital adaptation of Klaus Teuber's clay-riddle game (shared/rules/barbarossa.md)."""
+"""Barbarossa: a digital adaptation of Klaus Teuber's clay-riddle game (the rules: games/barbarossa/RULES.md)."""
 
 from games.base import LadderDefaults
 

@@ -1,4 +1,4 @@
-"""Barbarossa, the digital adaptation of Klaus Teuber's clay-riddle game (shared/rules/barbarossa.md).
+"""Barbarossa, the digital adaptation of Klaus Teuber's clay-riddle game (the rules: games/barbarossa/RULES.md).
 
 An object is a secret word from the shared lexicon (``lexicon.json``) and its *sculpture* is the list of features,
 all ``yes`` for that word, that its maker chose to show. One ``BarbarossaState`` covers the whole game: creation in
@@ -143,7 +143,7 @@ class BarbarossaGame(Game):
     state_class = BarbarossaState
 
     def start_info(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
-        """The lexicon travels once, in the bot protocol's ``start`` message (spec "The lexicon")."""
+        """The lexicon travels once, in the bot protocol's ``start`` message (RULES.md "The lexicon")."""
         return {"lexicon": copy.deepcopy(LEXICON)}
 
     def _check_options(self, players: int, options: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Barbarossa's lexicon (spec "The lexicon"): the words, their features and answers, and the word searches the
+"""Barbarossa's lexicon (RULES.md "The lexicon"): the words, their features and answers, and the word searches the
 engine and the built-in players share. It is public: bots get it in the ``start`` message."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ FEATURE_SET = frozenset(FEATURES)
 WORDS: tuple[str, ...] = tuple(sorted(LEXICON["words"]))
 WORD_SET = frozenset(WORDS)
 ANSWERS = ("yes", "no", "maybe", "cant_say")
-# Positions a letter request may name (spec "A turn" 2, dwarf): 1 up to the longest lexicon word, or "last".
+# Positions a letter request may name (RULES.md "A turn" 2, dwarf): 1 up to the longest lexicon word, or "last".
 LONGEST_WORD = max(len(word) for word in WORDS)
 POSITIONS: tuple[int | str, ...] = (*range(1, LONGEST_WORD + 1), "last")
 

@@ -1,4 +1,4 @@
-"""Barbarossa's rules in play: whose move it is, what is legal, and what each move does (spec "Setup", "A turn",
+"""Barbarossa's rules in play: whose move it is, what is legal, and what each move does (RULES.md "Setup", "A turn",
 "Guesses and scoring")."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class BarbarossaState(BarbarossaTable):
         seat = self._to_move()
         assert seat is not None
         if self.phase == "create":
-            # Spec "Setup" 1: the space is too large to list, so one template; after it the engine offers one
+            # RULES.md "Setup" 1: the space is too large to list, so one template; after it the engine offers one
             # ready-made creation (random, seen only by this seat) that a simple bot may send as it is.
             own = set(self._own_words(seat))
             suggestion = next(c for c in self.suggestions[seat] if c["word"] not in own)
@@ -203,7 +203,7 @@ class BarbarossaState(BarbarossaTable):
         if not isinstance(feature, str) or feature not in FEATURE_SET:
             raise IllegalAction(f"{feature!r} is not a feature of the lexicon")
         if (obj["id"], feature) in self.asked:
-            # Platform rule (spec "A turn" 2, no stalling): each (object, feature) question is asked once a game.
+            # Platform rule (RULES.md "A turn" 2, no stalling): each (object, feature) question is asked once a game.
             raise IllegalAction(f"whether {obj['id']} is {feature} was already asked in this game")
         return {"object": obj["id"], "feature": feature}
 
@@ -265,7 +265,7 @@ class BarbarossaState(BarbarossaTable):
         if seat + 1 < self.players:
             self.current = seat + 1
             return
-        # Spec "Setup" 1: sculptures become public when creation ends; words stay secret.
+        # RULES.md "Setup" 1: sculptures become public when creation ends; words stay secret.
         shown = "; ".join(f"{o['id']} (seat {o['maker']}): {', '.join(o['sculpture'])}" for o in self.objects)
         lines.append(f"creation is over, the sculptures are public: {shown}")
         self._start_turn(0, lines)
@@ -312,7 +312,7 @@ class BarbarossaState(BarbarossaTable):
             self._skip_empty_first_round(seat, lines)
 
     def _skip_empty_first_round(self, seat: int, lines: list[str]) -> None:
-        # Platform rule (spec "A turn" 2): a player with no question left is treated as answered "no".
+        # Platform rule (RULES.md "A turn" 2): a player with no question left is treated as answered "no".
         if self.question_round == 1 and not self._questions_left(seat):
             self.question_round = 2
             lines.append(f"seat {seat} has no question left: the second round begins")
@@ -346,7 +346,7 @@ class BarbarossaState(BarbarossaTable):
     def _use_curse(self, seat: int, lines: list[str]) -> None:
         self.curses[seat] -= 1
         self.curses_used += 1
-        # Spec "A turn" 4 (Platform rule: automatic): once five tokens are used, anyone out of tokens takes three
+        # RULES.md "A turn" 4 (Platform rule: automatic): once five tokens are used, anyone out of tokens takes three
         # back, once a game.
         if self.curses_used >= REFILL_AFTER_USED:
             for other in range(self.players):
@@ -364,7 +364,7 @@ class BarbarossaState(BarbarossaTable):
         if not right:
             lines.append(f"seat {seat} guesses {obj['id']}{how}: wrong")
             return
-        # Spec "Guesses and scoring" 4: the arrow, then the guesser's hat, then the maker's; stop at the end field.
+        # RULES.md "Guesses and scoring" 4: the arrow, then the guesser's hat, then the maker's; stop at the end field.
         obj["arrows"] += 1
         obj["solved_by"] = [*obj["solved_by"], seat]
         self.arrows_total += 1
@@ -388,7 +388,7 @@ class BarbarossaState(BarbarossaTable):
         return delta > 0 and self.hats[seat] >= finish
 
     def _end_turn(self, lines: list[str]) -> None:
-        """Spec "A turn" 3: the curse window, each other seat in order from the mover's left, then the next turn."""
+        """RULES.md "A turn" 3: the curse window, each other seat in order from the mover's left, then the next turn."""
         mover = self.current
         self.question_round = None
         self.window = [(mover + i) % self.players for i in range(1, self.players)]
@@ -413,7 +413,7 @@ class BarbarossaState(BarbarossaTable):
         self.end_reason = "finish" if reached else "last_arrow"
         if reached:
             lines.append(f"seat{'s' if len(reached) > 1 else ''} {', '.join(map(str, reached))} reach the end: win")
-        # Spec "Guesses and scoring" 6 (the seed's recommended rule, an option): -5 for an own object without an
+        # RULES.md "Guesses and scoring" 6 (the rulebook's recommended rule, an option): -5 for an own object without an
         # arrow, -2 for one with a single arrow. A seat that reached the end ranks first whatever its objects.
         scores = list(self.hats)
         for seat in range(self.players):

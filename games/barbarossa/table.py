@@ -14,7 +14,7 @@ from games.barbarossa.lexicon import FEATURES, WORDS, YES_FEATURES, candidate_wo
 from games.base import IllegalAction, Outcome, State
 
 # ----- the board ---------------------------------------------------------------------------------------------------
-# Platform rule (spec "The track"): the 12-space loop of the published game, space 0 first.
+# Platform rule (RULES.md "The track"): the 12-space loop of the published game, space 0 first.
 TRACK: tuple[str, ...] = (
     "question",
     "elfstone",
@@ -29,7 +29,7 @@ TRACK: tuple[str, ...] = (
     "elfstone",
     "dragon",
 )
-# Spec "Guesses and scoring" 3: the maker's hat moves by the total number of arrows on the board.
+# RULES.md "Guesses and scoring" 3: the maker's hat moves by the total number of arrows on the board.
 ARROW_TABLE: dict[int, int] = {1: -2, 2: -2, 3: -1, 4: 0, 5: 1, 6: 1, 7: 2, 8: 2, 9: 1, 10: 0, 11: -1, 12: -2, 13: -2}
 LAST_ARROW = 13
 MAX_ARROWS = 2  # per object
@@ -63,7 +63,7 @@ class BarbarossaTable(State):
         ]
         self.object_index = {obj["id"]: i for i, obj in enumerate(self.objects)}
         self.phase = "create"
-        self.current = 0  # the creating seat, then the seat whose turn it is (spec "Setup" 3: seat 0 starts)
+        self.current = 0  # the creating seat, then the seat whose turn it is (RULES.md "Setup" 3: seat 0 starts)
         self.turn = 0
         self.wizards = [0] * n
         self.hats = [0] * n

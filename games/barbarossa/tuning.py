@@ -1,4 +1,4 @@
-"""The tuning figures of docs/games/barbarossa.md ("Tuning note"): games between built-in reasoners, and the
+"""The tuning figures of games/barbarossa/RULES.md ("Tuning note"): games between built-in reasoners, and the
 reasoner's win rate against three random players.
 
 python -m games.barbarossa.tuning                       # 200 games with 4 and with 3 reasoners, 500 seeds vs random

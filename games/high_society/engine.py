@@ -1,4 +1,4 @@
-"""High Society rules engine (spec: shared/rules/high_society.md).
+"""High Society rules engine (the rules: games/high_society/RULES.md).
 
 Cards are kept internally as small codes — an ``int`` 1-10 for a guest, ``"prestige"`` for a prestige guest and the
 effect name (``"discard"``, ``"minus5"``, ``"halve"``) for a scandal — and shown to bots in the observation format
@@ -26,7 +26,7 @@ PRESTIGE = "prestige"
 GOSSIP, FAUX_PAS, FRAUD = "discard", "minus5", "halve"
 SCANDALS: tuple[str, ...] = (GOSSIP, FAUX_PAS, FRAUD)
 STATUS_DECK: tuple[Card, ...] = (*GUESTS, PRESTIGE, PRESTIGE, PRESTIGE, *SCANDALS)
-# The red ring: the three prestige guests and Fraud (spec: Components, from the published rules).
+# The red ring: the three prestige guests and Fraud (RULES.md "Components", from the published rules).
 RED_RING = frozenset({PRESTIGE, FRAUD})
 RED_TO_END = 4
 
@@ -63,9 +63,9 @@ def card_name(card: Card) -> str:
 
 
 def score(cards: list[Card]) -> Fraction:
-    """Prestige points of the status cards owned (spec: Scoring 2): guests, then -5, then x2 each, then x1/2.
+    """Prestige points of the status cards owned (RULES.md "Scoring" 2): guests, then -5, then x2 each, then x1/2.
 
-    A Gossip still waiting for a guest (spec: An auction 6) counts nothing."""
+    A Gossip still waiting for a guest (RULES.md "An auction" 6) counts nothing."""
     total = Fraction(sum(c for c in cards if isinstance(c, int)))
     total -= 5 * cards.count(FAUX_PAS)
     total *= 2 ** cards.count(PRESTIGE)
@@ -116,7 +116,7 @@ class HighSocietyState(State):
         self._reveal(0)
 
     def _reveal(self, starter: int) -> list[str]:
-        """Start the next auction (spec: An auction 1-2); the fourth red-ring card ends the game unauctioned."""
+        """Start the next auction (RULES.md "An auction" 1-2); the fourth red-ring card ends the game unauctioned."""
         card = self.deck.pop(0)
         self.passed = [False] * self.players
         self.starter = starter
@@ -248,7 +248,7 @@ class HighSocietyState(State):
         self.bids[seat] = []
 
     def _end_luxury(self, winner: int) -> list[str]:
-        """The last player in takes the card and pays their bid — nothing if they never bid (spec: An auction 4)."""
+        """The last player in takes the card and pays their bid, nothing if they never bid (RULES.md "An auction" 4)."""
         card = self.card
         assert card is not None
         price = sum(self.bids[winner])
@@ -257,14 +257,14 @@ class HighSocietyState(State):
         self.card = None
         lines = [f"seat {winner} wins {card_name(card)} for {price}"]
         if isinstance(card, int) and self.pending[winner]:
-            # A waiting Gossip takes the next guest its owner wins; prestige cards never (spec: An auction 6).
+            # A waiting Gossip takes the next guest its owner wins; prestige cards never (RULES.md "An auction" 6).
             self.pending[winner] = False
             lines += self._discard(winner, card)
         return lines + self._reveal(winner)
 
     def _end_scandal(self, taker: int) -> list[str]:
         """The first pass ends a scandal auction: the passer takes the card and their bid back, everyone else pays
-        (spec: An auction 5)."""
+        (RULES.md "An auction" 5)."""
         card = self.card
         assert card is not None
         lines = [f"seat {taker} passes and takes {card_name(card)}"]
@@ -297,7 +297,7 @@ class HighSocietyState(State):
         return [sum(hand) for hand in self.hands]
 
     def cast_out(self) -> list[bool]:
-        """The player or players with the least money are cast out (spec: Scoring 1) — all of them on a full tie."""
+        """The player or players with the least money are cast out (RULES.md "Scoring" 1), all of them on a full tie."""
         money = self.money_left()
         return [m == min(money) for m in money]
 
@@ -305,7 +305,7 @@ class HighSocietyState(State):
         return [score(cards) for cards in self.won]
 
     def _tiebreak(self, seat: int) -> tuple[Fraction, int, int]:
-        # Spec: Scoring 3 — score, then money left, then the highest single guest card.
+        # RULES.md "Scoring" 3: score, then money left, then the highest single guest card.
         return (score(self.won[seat]), sum(self.hands[seat]), max(self._guests_owned(seat), default=0))
 
     def _outcome(self) -> Outcome:

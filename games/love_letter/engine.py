@@ -1,4 +1,4 @@
-"""Love Letter, the classic 16-card edition (shared/rules/love_letter.md).
+"""Love Letter, the classic 16-card edition (the rules: games/love_letter/RULES.md).
 
 A match is a series of rounds and one ``LoveLetterState`` covers the whole match: when a round ends inside
 ``_apply`` the tokens are awarded and, unless someone reached the target, the next round is dealt from ``self.rng``
@@ -29,10 +29,10 @@ COUNTS = {GUARD: 5, PRIEST: 2, BARON: 2, HANDMAID: 2, PRINCE: 2, KING: 1, COUNTE
 FULL_DECK: tuple[int, ...] = tuple(value for value, count in sorted(COUNTS.items()) for _ in range(count))
 DECK_SIZE = len(FULL_DECK)  # 16
 
-# Spec "Players and the match" 1: tokens needed to win the match, by player count.
+# RULES.md "Players and the match" 1: tokens needed to win the match, by player count.
 TARGET_TOKENS = {2: 7, 3: 5, 4: 4}
 
-# Cards whose play names another player; the Prince may also name its player (spec "Card effects").
+# Cards whose play names another player; the Prince may also name its player (RULES.md "Card effects").
 TARGETED = frozenset({GUARD, PRIEST, BARON, PRINCE, KING})
 ACTION_KEYS = frozenset({"card", "target", "guess"})
 
@@ -58,7 +58,7 @@ class LoveLetterState(State):
         self._start_round(0, list(deck) if deck is not None else None)
 
     def _start_round(self, starter: int, deck: list[int] | None = None) -> None:
-        """Spec "A round" 1-3: burn one card, (2 players) three face up, one card each from the starter clockwise."""
+        """RULES.md "A round" 1-3: burn a card, (2 players) three face up, one card each from the starter clockwise."""
         if deck is None:
             deck = list(FULL_DECK)
             self.rng.shuffle(deck)
@@ -81,7 +81,7 @@ class LoveLetterState(State):
         self._begin_turn()
 
     def _begin_turn(self) -> None:
-        # Spec "Card effects", Handmaid: protection lasts until the start of its player's next turn.
+        # RULES.md "Card effects", Handmaid: protection lasts until the start of its player's next turn.
         self.protected[self.current] = False
         self.hands[self.current].append(self.deck.pop(0))
 
@@ -97,7 +97,7 @@ class LoveLetterState(State):
         return None if self.over else self.current
 
     def _targets(self, seat: int) -> list[int]:
-        """Other players in the round who may be chosen (spec "Targeting and protection" 1)."""
+        """Other players in the round who may be chosen (RULES.md "Targeting and protection" 1)."""
         return [t for t in range(self.players) if t != seat and not self.out[t] and not self.protected[t]]
 
     def _forced_countess(self, hand: list[int]) -> bool:
@@ -119,7 +119,7 @@ class LoveLetterState(State):
                 else:
                     actions.append({"card": card})
             elif card == PRINCE:
-                # Spec "Targeting and protection" 2: with every other player protected the Prince names yourself.
+                # RULES.md "Targeting and protection" 2: with every other player protected the Prince names yourself.
                 actions += [{"card": card, "target": t} for t in sorted([*targets, seat])]
             elif card in TARGETED:
                 actions += [{"card": card, "target": t} for t in targets] if targets else [{"card": card}]
@@ -226,7 +226,7 @@ class LoveLetterState(State):
         else:
             lines.append(f"seat {seat} plays {NAMES[card]}: every other player in the round is protected, no effect")
 
-        # Spec "A round" 6: the round ends when one player is left, or after a turn that emptied the deck.
+        # RULES.md "A round" 6: the round ends when one player is left, or after a turn that emptied the deck.
         left = [s for s in range(self.players) if not self.out[s]]
         if len(left) == 1:
             lines += self._end_round(left, showdown=False)
@@ -244,7 +244,7 @@ class LoveLetterState(State):
         self._forget_seat(target)
         lines = [f"seat {seat} plays Prince on {who}: seat {target} discards {_a(dropped)}"]
         if dropped == PRINCESS:
-            # Spec: a Princess discarded for any reason knocks its holder out; an out player draws nothing.
+            # RULES.md "Card effects", Princess: discarded for any reason, it knocks its holder out (who draws nothing).
             lines += self._knock_out(target, move)
         elif self.deck:
             self.hands[target].append(self.deck.pop(0))
@@ -258,7 +258,7 @@ class LoveLetterState(State):
         return lines
 
     def _knock_out(self, seat: int, move: dict[str, Any]) -> list[str]:
-        """Spec "A round" 5: the player discards their hand face up, no effect, and leaves the round."""
+        """RULES.md "A round" 5: the player discards their hand face up, no effect, and leaves the round."""
         shown = list(self.hands[seat])
         self.discards[seat].extend(shown)
         self.hands[seat] = []
@@ -296,7 +296,7 @@ class LoveLetterState(State):
     def _end_round(self, left: list[int], showdown: bool) -> list[str]:
         lines = []
         if showdown:
-            # Spec "A round" 6: highest card; then the highest total of one's discards; then everyone tied wins.
+            # RULES.md "A round" 6: highest card; then the highest total of one's discards; then everyone tied wins.
             best = max((self.hands[s][0], sum(self.discards[s])) for s in left)
             winners = [s for s in left if (self.hands[s][0], sum(self.discards[s])) == best]
             shown = ", ".join(f"seat {s} {NAMES[self.hands[s][0]]}" for s in left)
@@ -323,7 +323,7 @@ class LoveLetterState(State):
             verb = "reaches" if len(champions) == 1 else "reach"
             lines.append(f"{_seats(champions)} {verb} {self.target_tokens} tokens: the match is over")
         else:
-            # Spec "A round" 3: the previous round's winner starts; among several winners, the first clockwise
+            # RULES.md "A round" 3: the previous round's winner starts; among several winners, the first clockwise
             # from the previous starter (the previous starter included).
             starter = min(winners, key=lambda s: (s - self.starter) % self.players)
             self._start_round(starter)
@@ -374,7 +374,7 @@ class LoveLetterState(State):
         return self.over
 
     def _outcome(self) -> Outcome:
-        # Spec "Players and the match" 2: whoever reached the target (several only if they reached it in the same
+        # RULES.md "Players and the match" 2: whoever reached the target (several only if they reached it in the same
         # round, sharing first place) ranks first; the others rank by tokens.
         return Outcome.from_scores(list(self.tokens))
 
@@ -416,7 +416,7 @@ class LoveLetterState(State):
             self.hands[a][b] = value
 
     def card_count(self) -> int:
-        """Every card in a hand, the deck, a discard pile or set aside: always 16 (spec "Checks")."""
+        """Cards in hands, the deck, discard piles and set aside: always 16 (RULES.md "Checks the engine passes")."""
         hidden = 0 if self.burned is None else 1
         return (
             sum(map(len, self.hands)) + len(self.deck) + sum(map(len, self.discards)) + len(self.set_aside_up) + hidden

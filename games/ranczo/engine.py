@@ -1,4 +1,4 @@
-"""Ranczo Party rules engine: every rule and interpretation of shared/rules/ranczo.md.
+"""Ranczo Party rules engine: every rule and interpretation of games/ranczo/RULES.md.
 
 Cards have fixed ids: value ``v`` owns ids ``7*(v-1)`` … ``7*(v-1)+6`` and, for values 2 to 6, the first of them is the
 balloon card. An id therefore tells nothing its face does not already show, so ids may appear wherever faces do.
@@ -83,7 +83,7 @@ def normalise_deck(deck: object) -> list[dict[str, Any]]:
 
 
 class RanczoState(State):
-    """One match: one game or, with ``rounds`` > 1, the seed's "multi" variant (tokens summed over the rounds)."""
+    """One match: one game or, with ``rounds`` > 1, the rulebook's "multi" variant (tokens summed over the rounds)."""
 
     # ----- setup and turn flow -----------------------------------------------------------------------------------
     def _setup(self) -> None:
@@ -101,7 +101,7 @@ class RanczoState(State):
         else:
             order = list(range(CARD_COUNT))
             self.rng.shuffle(order)
-        # Dealing: seat 0 takes the top 7 cards, seat 1 the next 7, …; the next card opens the grid (spec: Setup).
+        # Dealing: seat 0 takes the top 7 cards, seat 1 the next 7, …; the next card opens the grid (RULES.md "Setup").
         self.hands = [sorted(order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(self.players)]
         first = order[self.players * HAND_SIZE]
         self.deck: list[int] = order[self.players * HAND_SIZE + 1 :]
@@ -134,8 +134,8 @@ class RanczoState(State):
         self._mark_out(lines)
 
     def _mark_out(self, lines: list[str]) -> None:
-        # Spec, A turn 4: once the deck is empty, a player then holding a single card takes no more turns (for good,
-        # even if a card buried later refills the deck).
+        # RULES.md "A turn" 4: once the deck is empty, a player then holding a single card takes no more turns (for
+        # good, even if a card buried later refills the deck).
         if self.deck:
             return
         for seat, hand in enumerate(self.hands):
@@ -149,7 +149,7 @@ class RanczoState(State):
         if all(len(hand) == 1 for hand in self.hands):
             self._end_round("every player holds exactly one card", lines)
         elif self.buries_in_a_row >= len(active):
-            # Spec, End of game 2: a full cycle of buries (by every player still taking turns) ends the game.
+            # RULES.md "End of game" 2: a full cycle of buries (by every player still taking turns) ends the game.
             self._end_round("every player in turn put a card under the deck", lines)
         else:
             for step in range(1, self.players + 1):
@@ -174,7 +174,7 @@ class RanczoState(State):
 
     # ----- rules of placement ------------------------------------------------------------------------------------
     def rows_for(self, value: int) -> list[int]:
-        """Rows where a card of ``value`` may be placed now (spec, A turn 2), top to bottom."""
+        """Rows where a card of ``value`` may be placed now (RULES.md "A turn" 2), top to bottom."""
         grid = self.grid
         can_grow = self.bottom - self.top + 1 < MAX_ROWS
         low = self.top - 1 if can_grow else self.top
@@ -212,7 +212,7 @@ class RanczoState(State):
         plays = self._plays()
         if plays:
             return plays
-        # Spec, A turn 3: only when no card has a legal cell, one card of the player's choice goes under the deck.
+        # RULES.md "A turn" 3: only when no card has a legal cell, one card of the player's choice goes under the deck.
         return [{"bury": card} for card in self.hands[self.current]]
 
     def _explain_illegal(self, action: Action) -> str:
@@ -285,7 +285,7 @@ class RanczoState(State):
         self.top, self.bottom = min(self.top, row), max(self.bottom, row)
         lines.append(f"seat {seat} plays a {card_name(card)} in row {row}")
         gained = 0
-        # Spec, Scoring: per completed line, 1 token plus 1 per balloon card in it; row and column both count.
+        # RULES.md "Scoring": per completed line, 1 token plus 1 per balloon card in it; row and column both count.
         if self.row_counts[row] == LINE_LENGTH:
             score = 1 + sum(BALLOON[self.grid[(row, v)]] for v in range(1, 8))
             gained += score
@@ -418,7 +418,7 @@ class RanczoGame(Game):
                 "maximum": MAX_ROUNDS,
                 "default": 1,
                 "description": (
-                    "games to play, tokens summed; the seed's 'multi' variant is rounds = number of players. "
+                    "games to play, tokens summed; the rulebook's 'multi' variant is rounds = number of players. "
                     "Round k (from 1) is started by seat (k - 1) mod players."
                 ),
             },

@@ -1,4 +1,4 @@
-"""TEN's cards (spec: Components): the faces, their observation format, and the deck for a player count.
+"""TEN's cards (RULES.md "Components"): the faces, their observation format, and the deck for a player count.
 
 Cards are kept internally as ids into a per-game catalogue of faces ``(kind, colour, value, pips)``; ids are
 assigned in a canonical order (number cards by colour and value, then wilds, then currency), so the same id always
@@ -16,11 +16,11 @@ COLOURS: tuple[str, ...] = ("red", "blue", "green", "yellow")
 VALUES: tuple[int, ...] = tuple(range(1, 10))
 NUMBER, WILD, CURRENCY = "number", "wild", "currency"
 
-# The spec's limit the game is named after (spec: A turn 1, Fiasko): a total or the pips alone above this bust.
+# The limit the game is named after (RULES.md "Flipping", fiasko): a total or the pips alone above this bust.
 LIMIT = 10
-FIASCO_WORTH = 3  # spec: Components / Paying
+FIASCO_WORTH = 3  # RULES.md "Components", "Paying"
 
-# Number cards per colour in the full (4-5 player) deck: 1-6 three times, 7-9 once (spec: Components).
+# Number cards per colour in the full (4-5 player) deck: 1-6 three times, 7-9 once (RULES.md "Components").
 BASE_NUMBER_COPIES: dict[int, int] = {v: (3 if v <= 6 else 1) for v in VALUES}
 COLOUR_WILDS_PER_COLOUR = 2
 MAX_PIPS = 9
@@ -76,7 +76,7 @@ def face_from_json(value: Any) -> Face:
 
 
 def build_catalogue(players: int, options: dict[str, Any]) -> list[Face]:
-    """The faces of the deck for ``players``, in canonical id order (spec: Components, player-count marks)."""
+    """The faces of the deck for ``players``, in canonical id order (RULES.md "Components", player-count marks)."""
     removed_numbers: list[int] = []
     removed_currency: list[int] = []
     if players < 4:

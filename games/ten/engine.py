@@ -1,4 +1,4 @@
-"""TEN rules engine (spec: shared/rules/ten.md).
+"""TEN rules engine (the rules: games/ten/RULES.md).
 
 Cards are kept internally as ids into a per-game catalogue of faces ``(kind, colour, value, pips)``; ids are
 assigned in a canonical order (number cards by colour and value, then wilds, then currency), so the same id always
@@ -6,7 +6,7 @@ means the same card for a given player count and options. Bots see cards in the 
 ``{"id", "kind": "number", "colour", "value"}``, ``{"id", "kind": "currency", "pips"}`` or
 ``{"id", "kind": "wild", "colour": str | None, "value": int | None}``.
 
-Payments (spec: Paying) that use number cards from a collection are listed by ``legal_actions`` as templates whose
+Payments (RULES.md "Paying") that use number cards from a collection are listed by ``legal_actions`` as templates whose
 ``cards`` list holds one ``null`` per card to give: the number of ways to choose them is far too large to list. A bot
 fills each ``null`` with the id of a distinct number card in its own collection.
 
@@ -213,7 +213,7 @@ class TenGame(Game):
         if sorted(given, key=repr) != sorted(faces, key=repr):
             raise InvalidOptions(
                 f"the deck must hold exactly the {len(faces)} cards of a {players}-player game "
-                "(see the spec's Components and player-count marks)"
+                "(see the components and player-count marks in games/ten/RULES.md)"
             )
         ids: list[int | None] = [None] * len(deck)
         taken: set[int] = set()

@@ -1,4 +1,4 @@
-"""TEN's payments (spec: Paying): black tokens, fiasco tokens and number cards, and no change given."""
+"""TEN's payments (RULES.md "Paying"): black tokens, fiasco tokens and number cards, and no change given."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TEN's scoring (spec: End and scoring 2): each colour's longest run of consecutive numbers, wilds placed to
+"""TEN's scoring (RULES.md "End and scoring" 2): each colour's longest run of consecutive numbers, wilds placed to
 make the total as high as it can be."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""TEN's rules in play: whose move it is, what is legal, and what each move does (spec: A turn, Auction,
-Paying, End and scoring)."""
+"""TEN's rules in play: whose move it is, what is legal, and what each move does (RULES.md "A turn",
+"Auction", "Paying", "End and scoring")."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ class TenState(TenTable):
         return out
 
     def _check_payment(self, seat: int, price: int, pay: Any) -> dict[str, Any]:
-        """Validate a payment (spec: Paying) and return it in canonical form (card ids sorted)."""
+        """Validate a payment (RULES.md "Paying") and return it in canonical form (card ids sorted)."""
         if not isinstance(pay, dict) or set(pay) != {"coins", "fiasco", "cards"}:
             raise IllegalAction('a payment is an object {"coins": int, "fiasco": int, "cards": [card ids]}')
         coins, fiasco, cards = pay["coins"], pay["fiasco"], pay["cards"]
@@ -235,7 +235,7 @@ class TenState(TenTable):
         return lines
 
     def _fiasco(self, by_number: bool) -> list[str]:
-        """Spec: Fiasko (a) a number takes the total over ten, (b) currency takes the pips alone over ten."""
+        """RULES.md "Flipping", fiasko: (a) a number takes the total over ten, (b) currency the pips alone over ten."""
         lines = [f"fiasko! seat {self.active} takes a fiasco token"]
         self.fiasco[self.active] += 1
         self.ledger["fiasco_out"] += 1
@@ -289,7 +289,7 @@ class TenState(TenTable):
             return lines
         cid = auction["card"]
         if auction["high_bidder"] is None:
-            # Platform rule (spec: Auction): nobody bid, the wild is discarded.
+            # Platform rule (RULES.md "Auction"): nobody bid, the wild is discarded.
             self.discard.append(cid)
             self.auction = None
             self.phase = "flip"

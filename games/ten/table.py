@@ -51,7 +51,7 @@ class TenTable(State):
         self.pips = 0
         self.active = 0
         self.phase = "flip"
-        self.flipped = False  # the first flip of a turn is compulsory (spec: A turn 1)
+        self.flipped = False  # the first flip of a turn is compulsory (RULES.md "Flipping")
         self.auction: dict[str, Any] | None = None
         self.final_order: list[int] = []
         # The bank is unlimited; these counters let tests prove that tokens only move by the rules.
@@ -98,11 +98,11 @@ class TenTable(State):
         return [cid for cid in self.collections[seat] if self.faces[cid][0] == NUMBER]
 
     def _purse(self, seat: int) -> int:
-        """All a seat can pay: black tokens, fiasco tokens and number cards (spec: Paying)."""
+        """All a seat can pay: black tokens, fiasco tokens and number cards (RULES.md "Paying")."""
         return self.coins[seat] + FIASCO_WORTH * self.fiasco[seat] + len(self._number_cards(seat))
 
     def _gain(self, seat: int, amount: int) -> int:
-        got = max(0, min(amount, self.cap - self.coins[seat]))  # spec: Limits
+        got = max(0, min(amount, self.cap - self.coins[seat]))  # RULES.md "Limits"
         self.coins[seat] += got
         self.ledger["black_out"] += got
         return got
@@ -196,11 +196,11 @@ class TenTable(State):
 
     def _outcome(self) -> Outcome:
         scores = [self.score(s) for s in range(self.players)]
-        # Platform rule (spec: End and scoring 3): ties go to more black tokens, then more fiasco tokens.
+        # Platform rule (RULES.md "End and scoring" 3): ties go to more black tokens, then more fiasco tokens.
         return Outcome.from_scores(scores, [(self.coins[s], self.fiasco[s]) for s in range(self.players)])
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
-        # Only the deck order is hidden (spec: Information), from every seat alike.
+        # Only the deck order is hidden (RULES.md "Information"), from every seat alike.
         if len(self.deck) < 2:
             return None
         other = self._copy()

@@ -1,4 +1,4 @@
-"""``python -m bots view replay.json``: the same viewer, served without the league (bots/viewer.py)."""
+"""``python -m bots view replay.json``: the same viewer, served without the league (bots/authoring/viewer.py)."""
 
 from __future__ import annotations
 

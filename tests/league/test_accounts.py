@@ -19,6 +19,7 @@ from django.contrib.auth.models import User
 from league.models import VerifiedEmail
 from league.services.accounts import do_verify_email, is_email_verified, may_upload, verification_key
 from league.services.errors import ServiceError
+from tests.real_redis import real_redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +75,7 @@ def _address_far_from_its_window_end() -> str:
 
 
 def test_the_sign_up_count_is_shared_by_web_processes_through_the_redis_cache() -> None:
-    broker = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    broker = real_redis_url()
     base, _, number = broker.rpartition("/")
     cache_url = f"{base}/{(int(number or 0) + 1) % 16}"  # a database of its own (keys are unique to this run)
     address = _address_far_from_its_window_end()

@@ -17,6 +17,7 @@ import requests
 from django.conf import settings
 
 from league import stream_caps
+from tests.real_redis import real_redis_url
 from tests.workers.conftest import _database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,10 +64,8 @@ def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def asgi_server(transactional_db, tmp_path: Path, collected_static: Path) -> Iterator[Callable[..., Server]]:
     """``asgi_server(processes=1, **env)``: uvicorn serving the site on the production path (ASGI, Redis pub/sub,
     the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
-    if not settings.REDIS_URL:
-        pytest.fail("these tests need a real Redis: run them with `make test` (it sets REDIS_URL)")
     # Places under the site-wide stream caps that an earlier test's stopped server left to lapse by themselves
-    stale = redis.Redis.from_url(settings.REDIS_URL)
+    stale = redis.Redis.from_url(real_redis_url())
     for key in stale.scan_iter(f"{stream_caps.PREFIX}*"):
         stale.delete(key)
     started: list[Server] = []

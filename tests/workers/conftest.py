@@ -18,6 +18,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests.real_redis import real_redis_url
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -99,9 +101,7 @@ class Workers:
 @pytest.fixture
 def celery_workers(transactional_db, tmp_path: Path) -> Iterator[Workers]:
     """Real worker processes on a real Redis, sharing the test database; all stopped at the end of the test."""
-    if not settings.REDIS_URL:
-        pytest.fail("these tests need a real Redis: run them with `make test` (it sets REDIS_URL)")
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    redis.Redis.from_url(real_redis_url()).flushdb()
     workers = Workers(tmp_path)
     yield workers
     for process, log in workers.processes:

@@ -29,6 +29,7 @@ from league.services import outbox
 from league.services.bots import do_create_bot
 from league.services.matches import do_create_match
 from parlour.broker import filesystem_options
+from tests.real_redis import real_redis_url
 from tests.workers.conftest import ROOT, _database_url
 from tests.workers.fault_helpers import FAST_RECOVERY, SLOW_BOT, assert_league_consistent, league_bot
 from tests.workers.test_validation_lane import QUICK_BOT
@@ -154,9 +155,7 @@ def run(request: pytest.FixtureRequest) -> Run:
 @pytest.fixture
 def league(transactional_db, tmp_path: Path, monkeypatch, run: Run) -> Iterator[League]:
     if run.broker == "redis":
-        if not settings.REDIS_URL:
-            pytest.fail("the Redis run needs a real Redis: run it with `make test` (it sets REDIS_URL)")
-        redis.Redis.from_url(settings.REDIS_URL).flushdb()
+        redis.Redis.from_url(real_redis_url()).flushdb()
     running = League(tmp_path, run.broker)
     monkeypatch.setattr(outbox, "current_app", running.app())
     yield running

@@ -1,4 +1,4 @@
-"""Barbarossa: the lexicon's quality, every check of shared/rules/barbarossa.md, edge cases and the built-in players."""
+"""Barbarossa: the lexicon's quality, every check of games/barbarossa/RULES.md, edge cases and the built-in players."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""High Society: the spec's checks and worked example (shared/rules/high_society.md), and its edge cases."""
+"""High Society: the checks and the worked example of games/high_society/RULES.md, and its edge cases."""
 
 from __future__ import annotations
 
@@ -84,12 +84,12 @@ def random_playout(seed: int, players: int, on_step: Any = None) -> HighSocietyS
     return state
 
 
-# ----- the spec's checks -------------------------------------------------------------------------------------------
-def test_the_seed_scoring_example_gives_exactly_14() -> None:
+# ----- RULES.md "Checks the engine passes" -------------------------------------------------------------------------
+def test_the_rulebook_scoring_example_gives_exactly_14() -> None:
     assert score([3, 9, FAUX, P, P, FRAUD]) == Fraction(14)
 
 
-def test_the_seed_scoring_example_played_out_gives_14_in_the_outcome() -> None:
+def test_the_rulebook_scoring_example_played_out_gives_14_in_the_outcome() -> None:
     state = new(3, 9, FAUX, P, P, FRAUD, P)
     run(state, (0, bid(1)), (1, PASS), (2, PASS))  # guest 3
     run(state, (0, bid(2)), (1, PASS), (2, PASS))  # guest 9

@@ -1,4 +1,4 @@
-"""Love Letter engine: the spec's checks (shared/rules/love_letter.md), its edge cases and the built-in players.
+"""Love Letter engine: the checks of games/love_letter/RULES.md, its edge cases and the built-in players.
 
 Positions are built with the ``deck`` option. Dealing order: the top card is burned, with 2 players the next three
 go face up, then one card to each seat starting with seat 0, then the draws, seat 0 first.
@@ -60,7 +60,7 @@ def illegal(state: LoveLetterState, action: dict[str, Any]) -> str:
     return str(error.value)
 
 
-# ----- the spec's "Checks an engine must pass" -----------------------------------------------------------------------
+# ----- RULES.md "Checks the engine passes" ---------------------------------------------------------------------------
 def test_a_guard_cannot_name_guard() -> None:
     state = new(2, 8, [7, 6, 3], [1, 2], [1])
     assert {"card": 1, "target": 1, "guess": 1} not in state.legal_actions()

@@ -1,4 +1,5 @@
-"""Ranczo Party: the spec's checks and worked examples, every edge case of the rules, and the built-in players.
+"""Ranczo Party: the checks and worked examples of games/ranczo/RULES.md, every edge case of the rules, and the
+built-in players.
 
 Positions are built either with the ``deck`` option (real deals and real plays) or, for late-game situations, by
 laying out a grid directly with ``position`` (which checks that all 49 cards are accounted for).
@@ -135,7 +136,7 @@ def random_game(players: int, seed: int, options: dict[str, Any] | None = None, 
     return state
 
 
-# ----- the spec's "Checks an engine must pass" -------------------------------------------------------------------
+# ----- RULES.md "Checks the engine passes" -----------------------------------------------------------------------
 def test_the_seeds_scoring_example_gives_exactly_5_tokens() -> None:
     # Krzysiek's balloon goat completes column 3 (six plain goats already there) and a row holding the balloon pig:
     # column 1 + 1 (the goat's balloon), row 1 + 1 (the goat) + 1 (the pig) = 5.
@@ -280,7 +281,7 @@ def test_a_card_touching_only_diagonally_cannot_be_placed() -> None:
 
 
 def test_a_card_may_slide_into_an_existing_row_under_a_card_of_its_own_value() -> None:
-    # Spec, A turn 2, interpretation: plain orthogonal adjacency. Row 1 exists (a sheep under the first sheep): a pig
+    # RULES.md "A turn" 2, interpretation: plain orthogonal contact. Row 1 exists (a sheep under the first sheep): a pig
     # may go into row 1 beside that sheep and under the pig, a cow into row 1 under the cow (a gap at column 5).
     grid = {(0, 4): SHEEP, (0, 5): PIG, (0, 6): COW, (1, 4): SHEEP + 1}
     state = position(grid, [[PIG + 1, COW + 1], [HEN]])
@@ -391,7 +392,7 @@ def test_a_buried_card_is_not_shown_to_the_other_players() -> None:
 
 
 def test_a_full_cycle_of_buries_ends_the_game() -> None:
-    # Spec, End of game 2 (interpretation): every player in turn buries a card: the game ends.
+    # RULES.md "End of game" 2 (interpretation): every player in turn buries a card: the game ends.
     state = stuck_deal(2)
     state.apply({"bury": state.hands[0][0]})
     assert not state.is_over() and state.to_move() == 1
@@ -555,7 +556,7 @@ def test_the_deck_option_fixes_only_the_first_round() -> None:
 
 
 # ----- information ---------------------------------------------------------------------------------------------------
-def test_the_observation_has_every_field_the_spec_lists() -> None:
+def test_the_observation_has_every_field_the_rules_list() -> None:
     state = dealt(3, [ids(1), ids(2), ids(3)], SHEEP, [PIG])
     obs = state.observation(1)
     for field in ("seat", "players", "hand", "grid", "rows", "deck_size", "hand_sizes", "tokens"):

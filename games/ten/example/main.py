@@ -1,4 +1,4 @@
-"""A minimal TEN bot: standard library only, one JSON object per line over stdin/stdout (docs/games/ten.md).
+"""A minimal TEN bot: standard library only, one JSON object per line over stdin/stdout (games/ten/RULES.md).
 
 It flips while the chance that the next card busts is below 30%, takes the numbers when there are any, bids 1 or 2
 for a wild, pays with tokens before cards, and buys a market card that sits next to one of its own in a colour.

@@ -1,4 +1,4 @@
-"""TEN engine tests (spec: shared/rules/ten.md). Positions are built with the ``deck`` option."""
+"""TEN engine tests (the rules: games/ten/RULES.md). Positions are built with the ``deck`` option."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def pass_all(state: TenState) -> None:
         state.apply({"pass": True})
 
 
-# ----- the spec's checks ---------------------------------------------------------------------------------------------
+# ----- RULES.md "Checks the engine passes" ---------------------------------------------------------------------------
 def test_numbers_6_3_currency_1_number_3_bust_on_the_total_and_each_other_player_gains_a_token() -> None:
     state = new([num("red", 6), num("blue", 3), cur(1), num("green", 3)])
     totals = []
@@ -161,7 +161,7 @@ def test_cards_and_tokens_are_conserved_at_every_point_of_random_games() -> None
 
 # ----- setup and options ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("players", "size"), [(2, 82), (3, 99), (4, 129), (5, 129)])
-def test_the_deck_has_the_spec_size_for_each_player_count(players: int, size: int) -> None:
+def test_the_deck_has_the_rules_size_for_each_player_count(players: int, size: int) -> None:
     state = GAME.new_state(players, 0)
     assert obs(state)["deck_left"] == size
     faces = build_catalogue(players, state.options)
@@ -182,7 +182,7 @@ def test_each_player_starts_with_5_black_tokens_and_seat_0_flips_first() -> None
     assert state.to_move() == 0 and state.legal_actions() == [{"flip": True}]
 
 
-def test_options_are_filled_with_the_spec_defaults() -> None:
+def test_options_are_filled_with_the_rules_defaults() -> None:
     options = GAME.new_state(3, 0).options
     assert options["coin_cap"] == 10 and options["start_coins"] == 5
     assert options["currency_cards"] == DEFAULT_CURRENCY
@@ -697,7 +697,7 @@ def test_a_whole_game_outcome_scores_each_collection() -> None:
 
 
 # ----- information, views and actions --------------------------------------------------------------------------------
-def test_the_observation_has_every_field_of_the_spec_in_its_format() -> None:
+def test_the_observation_has_every_field_of_the_rules_in_its_format() -> None:
     state = new([num("red", 5), cur(2), wild("yellow")])
     flip(state, 3)
     view = obs(state, 2)
