@@ -18,7 +18,7 @@ from django_stubs_ext import WithAnnotations
 from league import visibility
 from league.forms import BoundedModelMultipleChoiceField
 from league.models import Bot, BotVersion, Entry, Round, Tournament
-from league.services.errors import ServiceError
+from league.services.errors import EntrantsOfAnotherGame, ServiceError
 from league.services.tournaments import (
     check_owners,
     check_settings,
@@ -154,8 +154,7 @@ class TournamentForm(forms.ModelForm[Tournament]):
         try:
             check_settings(game, data["format"], self.settings_json())
             if wrong := [bot for bot in data.get("bots", []) if bot.game != game]:
-                names = ", ".join(f"{bot} ({bot.game})" for bot in wrong)
-                raise ServiceError(f"these bots play another game than {game}: {names}")
+                raise EntrantsOfAnotherGame(game=game, bots=wrong)
             check_owners(data.get("bots", []), bool(data.get("rated")), bool(data.get("allow_same_owner")))
         except ServiceError as error:
             raise forms.ValidationError(error.message) from None

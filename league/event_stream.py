@@ -27,7 +27,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 
 from league import stream_caps
 from league.account_limits import client_address
-from league.services.errors import ErrorCode, ServiceError
+from league.api.errors import json_error
+from league.services.errors import ServiceError, StreamsFromAddressFull, StreamsFull
 from league.stream_hub import Feed, Hub, current, in_db_thread
 
 STREAM_SECONDS = 25.0
@@ -39,8 +40,6 @@ RETRY_AFTER_SECONDS = 30  # past a cap: when to ask again (the page's script wai
 # A watcher new to a row gets a view built at most this long ago (a table's clock moves on even when its row does not).
 FRESH_SECONDS = 1.0
 OVER = b"event: over\ndata: {}\n\n"
-ADDRESS_FULL = "too many live streams open from your address: the page asks again in a while"
-SITE_FULL = "too many live streams open: the page asks again in a while"
 
 __all__ = ["STREAM_RETRY_MS", "STREAM_SECONDS", "EventStream", "follow"]
 
@@ -93,13 +92,8 @@ class EventStream(StreamingHttpResponse):
         super().close()
 
 
-def _error(code: str, message: str, status: int) -> JsonResponse:
-    """An answer in the API's error shape (docs/api.md)."""
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
-
-
-def _refused(status: int, message: str) -> JsonResponse:
-    response = _error(ErrorCode.THROTTLED, message, status)
+def _refused(refusal: StreamsFromAddressFull | StreamsFull) -> JsonResponse:
+    response = json_error(refusal)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response
@@ -113,19 +107,19 @@ async def follow(
     hub = current()
     address = client_address(request)
     if hub.by_address.get(address, 0) >= settings.STREAM_MAX_PER_ADDRESS:
-        return _refused(429, ADDRESS_FULL)
+        return _refused(StreamsFromAddressFull())
     if hub.open >= settings.STREAM_MAX_OPEN:
-        return _refused(503, SITE_FULL)
+        return _refused(StreamsFull())
     ticket = _Ticket(hub, address)
     site = await ticket.take_site_place()
     if site != stream_caps.TAKEN:
         ticket.release()
-        return _refused(429, ADDRESS_FULL) if site == stream_caps.ADDRESS_FULL else _refused(503, SITE_FULL)
+        return _refused(StreamsFromAddressFull() if site == stream_caps.ADDRESS_FULL else StreamsFull())
     try:
         who = await in_db_thread(viewer)
     except ServiceError as error:
         ticket.release()
-        return _error(error.code, error.message, error.status)
+        return json_error(error)
     except BaseException:
         ticket.release()
         raise

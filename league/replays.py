@@ -1,7 +1,7 @@
 """A match's replay as viewer frames: ``games.frames`` plus the league's error shape and the renderer's URL.
 
 The frames themselves are computed by ``games.frames`` (pure, shared with ``python -m bots view``); this module only
-turns its errors into ``ServiceError`` (so the API answers 400/409, never 500), withholds a replay until
+turns its errors into the catalog's (so the API answers 400/409, never 500), withholds a replay until
 league.disclosure allows it (409), and tells the viewer where the game's renderer is served, if it has one.
 """
 
@@ -12,10 +12,17 @@ from typing import Any
 from django.contrib.staticfiles import finders
 from django.templatetags.static import static
 
-from games.frames import ReplayError, frames
+from games.frames import ReplayError, VersionMismatch, frames
 from league import disclosure
 from league.models import Match
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import (
+    BadReplay,
+    BadSeat,
+    NoReplayYet,
+    OtherEngineVersion,
+    ReplayWithheld,
+    SeatNotAtTable,
+)
 
 
 def renderer_url(game_id: str) -> str | None:
@@ -30,7 +37,7 @@ def parse_seat(raw: str | None) -> int | None:
     if raw is None or raw in {"", "spectator"}:
         return None
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 3:  # isdigit alone takes "²", which int() refuses
-        raise ServiceError(f"seat must be a seat number (0, 1, ...) or left out for the spectator's view, not {raw!r}")
+        raise BadSeat(raw=raw)
     return int(raw)
 
 
@@ -38,23 +45,26 @@ def disclosed_replay(match: Match) -> dict[str, Any]:
     """The match's replay, or 409 while it is not disclosed: a replay records the deal (league/disclosure.py)."""
     replay = disclosure.public_replay(match)
     if replay is None:
-        if match.status == Match.Status.FINISHED:
-            message = "this match's deal is still being played in another seating; its replay follows when it ends"
-        else:
-            message = "this match has no replay yet"
-        raise ServiceError(message, code=ErrorCode.NOT_READY, status=409)
+        raise ReplayWithheld() if match.status == Match.Status.FINISHED else NoReplayYet()
     return replay
 
 
 def match_frames(match: Match, raw_seat: str | None) -> dict[str, Any]:
-    replay = disclosed_replay(match)
+    document = replay_frames(match.game, disclosed_replay(match), raw_seat)
+    document["match"] = match.pk
+    return document
+
+
+def replay_frames(game_id: str, replay: dict[str, Any], raw_seat: str | None) -> dict[str, Any]:
+    """The frames of a replay of ``game_id`` (a match's or a table's) for ``?seat=``, with its renderer's URL."""
     seat = parse_seat(raw_seat)
     try:
         document = frames(replay, seat)
+    except VersionMismatch as error:
+        raise OtherEngineVersion(reason=str(error)) from None
     except ReplayError as error:
-        raise ServiceError(str(error), code=ErrorCode(error.code), status=409) from None
+        raise BadReplay(reason=str(error)) from None
     except ValueError as error:  # a seat that is not at this table
-        raise ServiceError(str(error), code=ErrorCode.INVALID) from None
-    document["renderer"] = renderer_url(match.game)
-    document["match"] = match.pk
+        raise SeatNotAtTable(reason=str(error)) from None
+    document["renderer"] = renderer_url(game_id)
     return document

@@ -22,12 +22,19 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.core.files.uploadhandler import MemoryFileUploadHandler
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.html import escape
 
 from bots.packaging import MAX_UPLOAD_BYTES
+from league.api.errors import json_error
 from league.models import ApiToken
-from league.services.errors import ErrorCode
+from league.services.errors import (
+    AnonymousBodyTooLarge,
+    BadContentLength,
+    BodyTooLarge,
+    LengthRequired,
+    ServiceError,
+)
 from league.services.tokens import hash_token
 
 
@@ -58,29 +65,17 @@ def refusal(request: HttpRequest) -> HttpResponse | None:
     reads the whole body into a temporary file."""
     meta = request.META
     if meta.get("HTTP_TRANSFER_ENCODING") and not meta.get("CONTENT_LENGTH"):
-        return _error(request, 411, ErrorCode.LENGTH_REQUIRED, "send the request body with a Content-Length header")
+        return _error(request, LengthRequired())
     try:
         length = int(meta.get("CONTENT_LENGTH") or 0)
     except ValueError:
-        return _error(request, 400, ErrorCode.INVALID, "the Content-Length header is not a number")
+        return _error(request, BadContentLength())
     if length <= settings.ANONYMOUS_BODY_MAX_BYTES:
         return None
     if not _signed_in(request):
-        return _error(
-            request,
-            413,
-            ErrorCode.TOO_LARGE,
-            f"the request body is {length:,} bytes; without signing in or an API token the limit is "
-            f"{settings.ANONYMOUS_BODY_MAX_BYTES:,} bytes",
-        )
+        return _error(request, AnonymousBodyTooLarge(length=length, limit=settings.ANONYMOUS_BODY_MAX_BYTES))
     if length > settings.REQUEST_BODY_MAX_BYTES:
-        return _error(
-            request,
-            413,
-            ErrorCode.TOO_LARGE,
-            f"the request body is {length:,} bytes; the limit is {settings.REQUEST_BODY_MAX_BYTES:,} bytes "
-            f"(a bot upload of at most {MAX_UPLOAD_BYTES:,} bytes and its form)",
-        )
+        return _error(request, BodyTooLarge(length=length, limit=settings.REQUEST_BODY_MAX_BYTES))
     return None
 
 
@@ -98,14 +93,14 @@ def _signed_in(request: HttpRequest) -> bool:
     return False
 
 
-def _error(request: HttpRequest, status: int, code: ErrorCode, message: str) -> HttpResponse:
+def _error(request: HttpRequest, refusal: ServiceError) -> HttpResponse:
     """The API's error shape under /api/, a plain page elsewhere."""
     if request.path.startswith("/api/"):
-        response: HttpResponse = JsonResponse({"error": {"code": code, "message": message}}, status=status)
+        response: HttpResponse = json_error(refusal)
     else:
-        title = {400: "Bad request", 411: "Length required", 413: "Request too large"}[status]
-        page = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{escape(message)}.</p>"
-        response = HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
+        title = {400: "Bad request", 411: "Length required", 413: "Request too large"}[refusal.status]
+        page = f"<!doctype html><title>{title}</title><h1>{title}</h1><p>{escape(refusal.message)}.</p>"
+        response = HttpResponse(page, status=refusal.status, content_type="text/html; charset=utf-8")
     # Set here: the middleware that would add it never sees this answer, and without it a client must wait for the
     # connection to close to know the answer is complete.
     response["Content-Length"] = str(len(response.content))

@@ -43,7 +43,7 @@ from league.queries import (
 from league.services import fits
 from league.services.accounts import may_upload
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
-from league.services.errors import RateLimited, ServiceError
+from league.services.errors import ErrorCode, RateLimited, ServiceError, UploadTooLarge
 from league.services.placement import placement_progress
 from league.services.tables import people_record, tables_of
 from league.services.tokens import do_create_token, do_revoke_token
@@ -452,7 +452,7 @@ def match_page(request: HttpRequest, pk: int) -> HttpResponse:
 def _upload_bytes(form: BotUploadForm | VersionUploadForm) -> tuple[bytes, str]:
     upload = form.cleaned_data["file"]
     if upload.size > MAX_UPLOAD_BYTES:
-        raise ServiceError(f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes")
+        raise UploadTooLarge(size=upload.size)
     return upload.read(MAX_UPLOAD_BYTES + 1), upload.name
 
 
@@ -476,7 +476,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
             if error.code in FAIR_USE_CODES:  # over the user's share: about the user, not a field
                 form.add_error(None, error.message)
                 return _fair_use_refusal(render(request, "league/bot_new.html", {"form": form}), error)
-            form.add_error("file" if error.code in {"bad_upload", "invalid"} else "name", error.message)
+            form.add_error("file" if error.code in UPLOAD_CODES else "name", error.message)
         else:
             messages.success(request, "Uploaded. Your bot is being validated by a smoke match in the sandbox.")
             return redirect(bot)
@@ -529,8 +529,9 @@ def my_bots(request: HttpRequest) -> HttpResponse:
     return cache_headers.private(render(request, "league/my_bots.html", context))
 
 
-# The refusals of _check_fair_use: too many bots (403) or uploads in the last hour (429).
-FAIR_USE_CODES = {"too_many_bots", "rate_limited"}
+# The refusals of _check_fair_use: too many bots (403) or uploads in the last hour (429); and of the file itself.
+FAIR_USE_CODES = {ErrorCode.TOO_MANY_BOTS, ErrorCode.RATE_LIMITED}
+UPLOAD_CODES = {ErrorCode.BAD_UPLOAD, ErrorCode.TOO_LARGE}
 
 
 def _fair_use_refusal(response: HttpResponse, error: ServiceError) -> HttpResponse:

@@ -130,5 +130,5 @@ def verify_email_link(request: HttpRequest, key: str) -> HttpResponse:
     try:
         user = do_verify_email(key)
     except ServiceError as error:
-        return render(request, "registration/verify_email_failed.html", {"reason": error.message}, status=400)
+        return render(request, "registration/verify_email_failed.html", {"reason": error.message}, status=error.status)
     return render(request, "registration/verify_email_done.html", {"verified_user": user})

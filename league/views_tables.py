@@ -18,14 +18,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from games.frames import ReplayError, frames
 from games.registry import GAMES
 from league import event_stream
+from league.api.errors import json_error
 from league.ids import parse_id
 from league.models import Bot, Table
-from league.replays import parse_seat, renderer_url
+from league.replays import renderer_url, replay_frames
 from league.services import tables
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import NoFinishedTable, ServiceError
 from league.services.table_seating import check_seatable
 from league.stream_hub import Feed
 
@@ -157,20 +157,18 @@ def table_frames(request: HttpRequest, pk: int) -> JsonResponse:
     table = Table.objects.filter(pk=pk, status=Table.Status.FINISHED).first()
     replay = table.replay if table is not None else None
     if table is None or replay is None:
-        return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": "no finished table here"}}, status=404)
+        return json_error(NoFinishedTable())
     try:
-        document = frames(replay, parse_seat(request.GET.get("seat")))
-    except (ServiceError, ReplayError, ValueError) as exc:
-        return JsonResponse({"error": {"code": ErrorCode.INVALID, "message": str(exc)}}, status=400)
-    document["renderer"] = renderer_url(table.game)
-    return JsonResponse(document)
+        return JsonResponse(replay_frames(table.game, replay, request.GET.get("seat")))
+    except ServiceError as refusal:
+        return json_error(refusal)
 
 
 def table_replay(request: HttpRequest, pk: int) -> JsonResponse:
     table = Table.objects.filter(pk=pk, status=Table.Status.FINISHED).first()
     replay = table.replay if table is not None else None
     if replay is None:
-        return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": "no finished table here"}}, status=404)
+        return json_error(NoFinishedTable())
     return JsonResponse(replay)
 
 

@@ -20,7 +20,7 @@ from league import cache_headers, event_stream, live, visibility
 from league.models import Match
 from league.replays import renderer_url
 from league.services import tables, watch
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import NoSuchMatch
 from league.stream_hub import Feed
 
 LIVE_LIST_SECONDS = 3  # /live/'s list is asked for again this often
@@ -58,7 +58,7 @@ async def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | Str
 
     def viewer() -> None:  # every spectator of a match sees the same public view
         if not visibility.matches(request.user).filter(pk=pk).exists():
-            raise ServiceError(f"no match {pk}", code=ErrorCode.NOT_FOUND, status=404)
+            raise NoSuchMatch(match_id=pk)
 
     return await event_stream.follow(request, MATCHES, pk, viewer)
 

@@ -115,7 +115,7 @@ def challenge_json(challenge: Challenge, request: Request | None = None, with_re
         ],
         summary="Start a challenge or a version test",
         request={"application/json": ChallengeCreateSerializer},
-        responses={201: ChallengeSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        responses={201: ChallengeSerializer, **errors(400, 401, 403, 409, 429)},
     ),
 )
 class ChallengeViewSet(viewsets.GenericViewSet[Challenge]):

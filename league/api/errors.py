@@ -12,7 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import ErrorCode, NoApiEndpoint, ServiceError
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -24,9 +24,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+def json_error(error: ServiceError) -> JsonResponse:
+    """A refusal of the catalog in the error shape, outside DRF's views (middleware, streams, plain JSON views)."""
+    return JsonResponse(error.body(), status=error.status)
+
+
 def _error_response(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ServiceError):
-        return Response({"error": {"code": exc.code, "message": exc.message}}, status=exc.status)
+        return Response(exc.body(), status=exc.status)
     # DRF turns Django's own two into its exceptions inside its handler; turned here first, they get the same
     # codes as DRF's (not_found, permission_denied) instead of a bare "error".
     if isinstance(exc, Http404):
@@ -55,7 +60,4 @@ def unknown_path(request: HttpRequest, rest: str = "") -> JsonResponse:
     """Every path under /api/ that no route takes (the last route of league.api.urls): a 404 in the error shape,
     with DEBUG on too (Django's debug 404 page, HTML with every URL of the site, never answers under /api/). No
     redirect to the path with a slash: a client is told the right path instead."""
-    message = f"no API endpoint at {request.path}"
-    if not request.path.endswith("/"):
-        message += " (API paths end with a slash)"
-    return JsonResponse({"error": {"code": ErrorCode.NOT_FOUND, "message": message}}, status=404)
+    return json_error(NoApiEndpoint(path=request.path))

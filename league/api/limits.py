@@ -7,22 +7,13 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from rest_framework import status
 from rest_framework.response import Response
 
 from league.services.errors import RateLimited
 
 
 def too_many_requests(error: RateLimited) -> Response:
-    body = {
-        "error": {
-            "code": error.code,
-            "message": error.message,
-            "retry_after_seconds": error.retry_after,
-            "retry_at": error.retry_at.isoformat(),
-        }
-    }
-    return Response(body, status=status.HTTP_429_TOO_MANY_REQUESTS, headers={"Retry-After": str(error.retry_after)})
+    return Response(error.body(), status=error.status, headers={"Retry-After": str(error.retry_after)})
 
 
 def answers_rate_limits(view: Callable[..., Response]) -> Callable[..., Response]:

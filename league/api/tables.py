@@ -88,7 +88,7 @@ class TableSerializer(serializers.Serializer[Table]):
             OpenApiExample("Two players", value={"game": GAME, "players": 2}, request_only=True),
         ],
         request={"application/json": TableCreateSerializer},
-        responses={201: TableSerializer, **errors(400, 401, 404, 409, 429)},
+        responses={201: TableSerializer, **errors(400, 401, 409, 429)},
     ),
     act=extend_schema(
         summary="Play your action at a table",

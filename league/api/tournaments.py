@@ -200,7 +200,7 @@ def _staff_action(summary: str) -> Any:
         ],
         summary="Create a tournament (staff)",
         request={"application/json": TournamentCreateSerializer},
-        responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404)},
+        responses={201: TournamentDetailSerializer, **errors(400, 401, 403, 404, 409)},
     ),
     partial_update=extend_schema(
         examples=[OpenApiExample("Rename it", value={"name": "Winter cup"}, request_only=True)],

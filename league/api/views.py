@@ -38,15 +38,13 @@ from league.api.schema import (
 from league.models import ApiToken, Bot, FitSnapshot, Match, RatingChange, Seat
 from league.queries import SORTS, board_rows, leaderboard
 from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import SessionRequired, UploadTooLarge
 from league.services.tokens import do_create_token, do_revoke_token
 
 
 def _read_upload(upload: File[bytes]) -> bytes:
     if upload.size > MAX_UPLOAD_BYTES:
-        raise ServiceError(
-            f"the upload is {upload.size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes", code=ErrorCode.TOO_LARGE
-        )
+        raise UploadTooLarge(size=upload.size)
     data: bytes = upload.read(MAX_UPLOAD_BYTES + 1)
     return data
 
@@ -137,13 +135,13 @@ def _nulls_last(fields: tuple[str, ...]) -> list[str | OrderBy]:
         ],
         summary="Upload a new bot",
         request={"multipart/form-data": serializers.BotCreateSerializer},
-        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409, 429)},
+        responses={201: serializers.BotDetailSerializer, **errors(400, 401, 403, 409, 413, 429)},
     ),
     versions=extend_schema(
         summary="Upload a new version of your bot",
         parameters=[ID],
         request={"multipart/form-data": serializers.VersionCreateSerializer},
-        responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404, 429)},
+        responses={201: serializers.BotVersionSerializer, **errors(400, 401, 403, 404, 413, 429)},
     ),
     ratings=extend_schema(
         summary="A bot's online-Elo changes, one per rated match",
@@ -436,11 +434,7 @@ class TokenViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[ApiToken]):
 
     def create(self, request: Request) -> Response:
         if isinstance(request.auth, ApiToken):  # a stolen token must not outlive its own revocation
-            raise ServiceError(
-                "tokens are created by a signed-in session (the site's API tokens page), not with a token",
-                code=ErrorCode.SESSION_REQUIRED,
-                status=403,
-            )
+            raise SessionRequired()
         form = serializers.TokenCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         token, key = do_create_token(visibility.signed_in(request.user), form.validated_data["name"])

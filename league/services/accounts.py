@@ -11,7 +11,7 @@ from django.core import signing
 from django.utils import timezone
 
 from league.models import ApiToken, VerifiedEmail
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import EmailUnverified, VerificationExpired, VerificationForOldAddress, VerificationInvalid
 
 VERIFY_SALT = "parlour.verify-email"  # a signature made for another purpose never passes as a verification link
 
@@ -36,12 +36,7 @@ def may_upload(user: AbstractBaseUser) -> bool:
 def require_verified_email(user: AbstractBaseUser) -> None:
     """Refuses (403 ``email_unverified``) an upload by a user who must verify their address first."""
     if not may_upload(user):
-        raise ServiceError(
-            "verify your e-mail address before uploading a bot: follow the link we mailed you, "
-            "or ask for a new one on /account/verify-email/",
-            code=ErrorCode.EMAIL_UNVERIFIED,
-            status=403,
-        )
+        raise EmailUnverified()
 
 
 def verification_key(user: User) -> str:
@@ -55,12 +50,12 @@ def do_verify_email(key: str) -> User:
     try:
         payload: Any = signing.loads(key, salt=VERIFY_SALT, max_age=settings.EMAIL_VERIFICATION_TIMEOUT)
     except signing.SignatureExpired:
-        raise ServiceError("this verification link has expired: ask for a new one", code=ErrorCode.INVALID) from None
+        raise VerificationExpired() from None
     except signing.BadSignature:
-        raise ServiceError("this verification link is not valid", code=ErrorCode.INVALID) from None
+        raise VerificationInvalid() from None
     user = User.objects.filter(pk=payload.get("user"), is_active=True).first()
     if user is None or not user.email or user.email.lower() != str(payload.get("email", "")).lower():
-        raise ServiceError("this verification link is for an address the account no longer has", code=ErrorCode.INVALID)
+        raise VerificationForOldAddress()
     VerifiedEmail.objects.update_or_create(user=user, defaults={"email": user.email, "verified_at": timezone.now()})
     return user
 

@@ -16,7 +16,16 @@ from league.models import Bot, BotVersion, Rating
 from league.reasons import public_reason
 from league.services import outbox
 from league.services.accounts import require_verified_email
-from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
+from league.services.errors import (
+    HOUR,
+    BadUpload,
+    DuplicateBotName,
+    NotOwner,
+    TooManyBots,
+    UnknownGame,
+    UploadsRateLimited,
+    hourly_retry_at,
+)
 
 SYSTEM_USERNAME = "parlour"
 
@@ -28,13 +37,13 @@ def _package(data: bytes, filename: str) -> Package:
     try:
         return package_upload(data, filename)
     except PackagingError as error:
-        raise ServiceError(str(error), code=ErrorCode.BAD_UPLOAD) from None
+        raise BadUpload(reason=str(error)) from None
 
 
 def do_create_bot(owner: User, game: str, name: str, data: bytes, filename: str, description: str = "") -> Bot:
     """A new bot with its first version, queued for validation. Nothing is stored if the upload is refused."""
     if game not in GAMES:
-        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
+        raise UnknownGame(game=game)
     require_verified_email(owner)
     _check_fair_use(owner)  # before the work of packaging; again under the lock below
     package = _package(data, filename)
@@ -46,9 +55,7 @@ def do_create_bot(owner: User, game: str, name: str, data: bytes, filename: str,
             Rating.objects.create(bot=bot)
             _create_version(bot, package)
     except IntegrityError:
-        raise ServiceError(
-            f"you already have a {game} bot called {name!r}", code=ErrorCode.DUPLICATE, status=409
-        ) from None
+        raise DuplicateBotName(game=game, name=name) from None
     return bot
 
 
@@ -84,11 +91,7 @@ def _check_fair_use(owner: AbstractBaseUser, bot: Bot | None = None) -> None:
         bots = Bot.objects.filter(owner_id=owner.pk).count()
         limit = settings.FAIR_USE_BOTS_PER_USER
         if bots >= limit:
-            raise ServiceError(
-                f"you have {bots} bots; the limit is {limit} per user. Upload a new version of one of them instead.",
-                code=ErrorCode.TOO_MANY_BOTS,
-                status=403,
-            )
+            raise TooManyBots(bots=bots, limit=limit)
     recent = BotVersion.objects.filter(bot__owner_id=owner.pk, created__gt=timezone.now() - HOUR).order_by("created")
     _check_hourly(
         list(recent.values_list("created", flat=True)), settings.FAIR_USE_UPLOADS_PER_HOUR, "uploads of yours"
@@ -104,11 +107,7 @@ def _check_fair_use(owner: AbstractBaseUser, bot: Bot | None = None) -> None:
 def _check_hourly(times: list[datetime], limit: int, what: str) -> None:
     retry_at = hourly_retry_at([(at, 1) for at in times], 1, limit)
     if retry_at is not None:
-        raise RateLimited(
-            f"{len(times)} {what} in the last hour; the limit is {limit} an hour. "
-            f"The next upload is accepted {wait_text(retry_at)}.",
-            retry_at,
-        )
+        raise UploadsRateLimited(count=len(times), what=what, limit=limit, retry_at=retry_at)
 
 
 def _create_version(bot: Bot, package: Package) -> BotVersion:
@@ -230,4 +229,4 @@ def do_disable_bot(bot: Bot, user: AbstractBaseUser) -> Bot:
 
 def _check_owner(bot: Bot, user: AbstractBaseUser) -> None:
     if not user.is_authenticated or bot.owner_id != user.pk:
-        raise ServiceError("only the bot's owner can do that", code=ErrorCode.FORBIDDEN, status=403)
+        raise NotOwner()

@@ -30,7 +30,27 @@ from league.challenge_queries import previous_version
 from league.models import Bot, BotVersion, Challenge, Match
 from league.services import worker_budget
 from league.services.bots import SYSTEM_USERNAME, do_register_builtin_bots
-from league.services.errors import HOUR, ErrorCode, RateLimited, ServiceError, hourly_retry_at, wait_text
+from league.services.errors import (
+    HOUR,
+    BotOfAnotherGame,
+    BotRejected,
+    BotValidating,
+    BuiltinUnavailable,
+    ChallengeGamesRateLimited,
+    FieldNotIds,
+    GamesNotCount,
+    NoOpponents,
+    NoPreviousVersion,
+    NotYourBot,
+    OpponentCount,
+    OpponentsNotIds,
+    SelfChallenge,
+    ServiceError,
+    TooManyGamesPerChallenge,
+    TooManyGamesPerHour,
+    UnknownBot,
+    hourly_retry_at,
+)
 from league.services.matches import do_create_match
 from league.services.series import do_create_series
 
@@ -40,44 +60,41 @@ from league.services.series import do_create_series
 def _owned_bot(owner: AbstractBaseUser, bot_id: int) -> Bot:
     bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
     if bot is None:
-        raise ServiceError(f"no bot {bot_id}", code=ErrorCode.NOT_FOUND, status=404)
+        raise UnknownBot(bot_id=bot_id)
     if not owner.is_authenticated or bot.owner_id != owner.pk:
-        raise ServiceError("you can only challenge with your own bots", code=ErrorCode.FORBIDDEN, status=403)
+        raise NotYourBot()
     return bot
 
 
 def _ready_version(bot: Bot) -> BotVersion:
     version = bot.current_version()
     if version is None:
-        raise ServiceError(_not_ready_reason(bot), code=ErrorCode.NOT_READY)
+        raise _not_ready(bot)
     return version
 
 
-def _not_ready_reason(bot: Bot) -> str:
-    """Why ``bot`` cannot play, in plain words: its newest upload is being validated, or was rejected (and why)."""
+def _not_ready(bot: Bot) -> ServiceError:
+    """Why ``bot`` cannot play: its newest upload is being validated, or was rejected (and why)."""
     newest = bot.versions.defer("archive").order_by("-number").first()
     if newest is None or newest.status == BotVersion.Status.PENDING:
-        return (
-            f"{bot} cannot play yet: its code is still being validated (a smoke match in the sandbox). Try again soon."
-        )
-    reason = newest.validation_log or "the validation gave no reason"
-    return f"{bot} cannot play: v{newest.number} was rejected ({reason}). A new version that passes can play."
+        return BotValidating(bot=bot)
+    return BotRejected(bot=bot, number=newest.number, reason=newest.validation_log or "the validation gave no reason")
 
 
 def _opponent_versions(game: str, bot_ids: list[int], exclude: int | None = None) -> list[BotVersion]:
     """The newest ready version of each bot, in the order given (a bot may be named twice)."""
     if not all(isinstance(bot_id, int) and not isinstance(bot_id, bool) for bot_id in bot_ids):
-        raise ServiceError("opponents must be bot ids (whole numbers)")
+        raise OpponentsNotIds()
     bots = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
     versions = []
     for bot_id in bot_ids:
         bot = bots.get(bot_id)
         if bot is None:
-            raise ServiceError(f"no bot {bot_id}", code=ErrorCode.NOT_FOUND, status=404)
+            raise UnknownBot(bot_id=bot_id)
         if bot.game != game:
-            raise ServiceError(f"{bot} plays {GAMES[bot.game].title}, not {GAMES[game].title}")
+            raise BotOfAnotherGame(bot=bot, plays=GAMES[bot.game].title, wanted=GAMES[game].title)
         if bot_id == exclude:
-            raise ServiceError("a bot cannot challenge itself; a version test compares its versions")
+            raise SelfChallenge()
         versions.append(_ready_version(bot))
     return versions
 
@@ -85,17 +102,16 @@ def _opponent_versions(game: str, bot_ids: list[int], exclude: int | None = None
 def _check_table(game: str, seats: int) -> None:
     spec = GAMES[game]
     if not spec.min_players <= seats <= spec.max_players:
-        raise ServiceError(
-            f"{spec.title} is played by {spec.min_players} to {spec.max_players} players: choose "
-            f"{spec.min_players - 1} to {spec.max_players - 1} opponents (you chose {seats - 1})"
+        raise OpponentCount(
+            title=spec.title, min_players=spec.min_players, max_players=spec.max_players, chosen=seats - 1
         )
 
 
 def _check_games(games: object) -> int:
     if not isinstance(games, int) or isinstance(games, bool) or games < 1:
-        raise ServiceError("games must be a whole number of at least 1")
+        raise GamesNotCount()
     if games > settings.CHALLENGE_MAX_GAMES:
-        raise ServiceError(f"at most {settings.CHALLENGE_MAX_GAMES} games per challenge")
+        raise TooManyGamesPerChallenge(limit=settings.CHALLENGE_MAX_GAMES)
     return games
 
 
@@ -103,7 +119,7 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
     """Refuse (429) when ``games`` more would exceed the owner's games in the last hour; call under the user lock."""
     limit = settings.CHALLENGE_GAMES_PER_HOUR
     if games > limit:
-        raise ServiceError(f"at most {limit} challenge games per hour", code=ErrorCode.TOO_MANY_GAMES)
+        raise TooManyGamesPerHour(limit=limit)
     recent = list(
         Challenge.objects.filter(owner_id=owner.pk, created__gt=timezone.now() - HOUR)
         .order_by("created")
@@ -112,10 +128,8 @@ def _check_rate(owner: AbstractBaseUser, games: int) -> None:
     retry_at = hourly_retry_at(recent, games, limit)
     if retry_at is None:
         return
-    raise RateLimited(
-        f"you asked for {sum(count for _at, count in recent)} challenge games in the last hour; the limit is {limit} "
-        f"an hour. {games} more can start {wait_text(retry_at)}.",
-        retry_at,
+    raise ChallengeGamesRateLimited(
+        asked=sum(count for _at, count in recent), limit=limit, games=games, retry_at=retry_at
     )
 
 
@@ -167,7 +181,7 @@ def do_create_challenge(owner: User, bot_id: int, opponent_ids: list[int], games
     bot = _owned_bot(owner, bot_id)
     games = _check_games(games)
     if not isinstance(opponent_ids, list) or not opponent_ids:
-        raise ServiceError("choose at least one opponent")
+        raise NoOpponents()
     opponents = _opponent_versions(bot.game, opponent_ids, exclude=bot.pk)
     return _create(owner, Challenge.Kind.CHALLENGE, bot.game, _ready_version(bot), opponents, games)
 
@@ -182,14 +196,11 @@ def do_create_version_test(owner: User, bot_id: int, games: int, field_ids: list
     new = _ready_version(bot)
     old = previous_version(bot, new)
     if old is None:
-        raise ServiceError(
-            f"{bot} has no earlier validated version to test v{new.number} against: upload a new version first",
-            code=ErrorCode.NO_PREVIOUS_VERSION,
-        )
+        raise NoPreviousVersion(bot=bot, number=new.number)
     needed = max(0, GAMES[bot.game].min_players - 2)
     if field_ids:
         if not isinstance(field_ids, list):
-            raise ServiceError("field must be a list of bot ids")
+            raise FieldNotIds()
         field_versions = _opponent_versions(bot.game, field_ids, exclude=bot.pk)
     else:
         field_versions = [_builtin_version(bot.game)] * needed
@@ -205,5 +216,5 @@ def _builtin_version(game: str) -> BotVersion:
         do_register_builtin_bots([game])
     version = BotVersion.objects.filter(bot__in=bots, status=BotVersion.Status.READY).order_by("-number").first()
     if version is None:
-        raise ServiceError(f"the built-in {name} bot of {game} is not available", code=ErrorCode.NOT_READY, status=409)
+        raise BuiltinUnavailable(name=name, game=game)
     return version

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from league.models import Bot, BotVersion
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import BotUnavailable, BotVersionRejected, NoReadyVersion, ServiceError
 
 # The versions that passed validation: the pinned one may have been replaced by a newer ready one (retired) meanwhile.
 PLAYABLE_VERSIONS = (BotVersion.Status.READY, BotVersion.Status.RETIRED)
@@ -32,22 +32,18 @@ def seatable(bots: QuerySet[Bot]) -> QuerySet[Bot]:
 def check_seatable(bot: Bot) -> BotVersion:
     """The version of ``bot`` that sits (its newest ready one), or a ServiceError saying why it cannot sit."""
     if not bot.is_active:
-        raise unavailable(bot, "its owner took it off the ladder")
+        raise BotUnavailable(bot=bot, why="its owner took it off the ladder")
     if bot.paused_at is not None:
-        raise unavailable(bot, "it is paused for faults")
+        raise BotUnavailable(bot=bot, why="it is paused for faults")
     if not bot.is_builtin and not bot.owner.is_active:
-        raise unavailable(bot, "its owner's account is closed")
+        raise BotUnavailable(bot=bot, why="its owner's account is closed")
     version = bot.current_version()
     if version is not None:
         return version
     newest = bot.versions.order_by("-number").first()
     if newest is not None and newest.status == BotVersion.Status.REJECTED:
-        raise ServiceError(f"{bot}'s version was rejected by validation: it cannot play", ErrorCode.REJECTED_VERSION)
-    raise ServiceError(f"{bot} has no ready version to play", code=ErrorCode.NOT_READY)
-
-
-def unavailable(bot: Bot, why: str) -> ServiceError:
-    return ServiceError(f"{bot} cannot be seated: {why}", code=ErrorCode.BOT_UNAVAILABLE, status=409)
+        raise BotVersionRejected(bot=bot)
+    raise NoReadyVersion(bot=bot)
 
 
 def still_seatable(bot_ids: list[int], version_ids: list[int]) -> str | None:

@@ -36,7 +36,29 @@ from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard, not_ranked
 from league.services import changes, outbox, worker_budget
 from league.services.bots import do_register_builtin_bots
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import (
+    ActionBreaksEngine,
+    ActionNotObject,
+    BotOfAnotherGame,
+    ClockRanOut,
+    Forfeited,
+    IllegalMove,
+    MoveAlreadySent,
+    NoSuchTable,
+    NotYourTableToCancel,
+    NotYourTableToPlay,
+    NotYourTurn,
+    SignInToPlay,
+    StaleMove,
+    TableBotCount,
+    TableBotsNotIds,
+    TableInProgress,
+    TableNotQueued,
+    TableNotRunning,
+    TableSize,
+    UnknownBot,
+    UnknownGame,
+)
 from league.services.matches import retry_delay
 from league.services.requeue import SWEEP_BATCH, resend_lost
 from league.services.table_seating import check_seatable, on_the_ladder, seatable, still_seatable
@@ -44,7 +66,7 @@ from league.services.table_seating import check_seatable, on_the_ladder, seatabl
 log = logging.getLogger(__name__)
 Person = AbstractBaseUser | AnonymousUser  # who asks: signed in or not
 LIVE_SHOWN = 50
-FORFEIT_TEXT = "Your clock ran out: you forfeited, and a random player finishes your game."
+FORFEIT_TEXT = Forfeited.template
 
 
 # ----- creating ---------------------------------------------------------------------------------------------------
@@ -82,33 +104,31 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
     """A queued table for ``person`` at a random seat and the bots ``bot_ids`` (their newest ready versions) in the
     other seats, in that order; no bots named: the top of the leaderboard, then built-ins. Enqueued on commit."""
     if not person.is_authenticated:
-        raise ServiceError("sign in to play", code=ErrorCode.NOT_AUTHENTICATED, status=401)
+        raise SignInToPlay()
     if not isinstance(game_id, str) or game_id not in GAMES:
-        raise ServiceError(f"no game called {str(game_id)[:40]!r}", code=ErrorCode.UNKNOWN_GAME, status=404)
+        raise UnknownGame(game=game_id)
     game = get_game(game_id)
     if not is_int(players) or not game.min_players <= players <= game.max_players:
-        raise ServiceError(f"{game.title} is played by {game.min_players} to {game.max_players} players")
+        raise TableSize(title=game.title, min_players=game.min_players, max_players=game.max_players)
     _end_lapsed_tables()
     if Table.objects.filter(owner_id=person.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]).exists():
-        raise ServiceError(
-            "you already have a game in progress: finish it first", code=ErrorCode.TABLE_IN_PROGRESS, status=409
-        )
+        raise TableInProgress()
     worker_budget.check_budget(person, "a new table")  # (the person who opens it: their bots' use counts)
     if bot_ids is None or bot_ids == []:
         bots = default_opponents(game_id, players - 1)
     else:
         if not isinstance(bot_ids, list) or not all(is_int(b) for b in bot_ids):
-            raise ServiceError("bots must be a list of bot ids (whole numbers)")
+            raise TableBotsNotIds()
         if len(bot_ids) != players - 1:
-            raise ServiceError(f"a table of {players} seats takes {players - 1} bots besides you, not {len(bot_ids)}")
+            raise TableBotCount(players=players, given=len(bot_ids))
         found = {bot.pk: bot for bot in Bot.objects.select_related("owner").filter(pk__in=set(bot_ids))}
         bots = []
         for bot_id in bot_ids:
             bot = found.get(bot_id)
             if bot is None:
-                raise ServiceError(f"no bot {bot_id}", code=ErrorCode.UNKNOWN_BOT, status=404)
+                raise UnknownBot(bot_id=bot_id)
             if bot.game != game_id:
-                raise ServiceError(f"{bot} plays {GAMES[bot.game].title}, not {game.title}", code=ErrorCode.WRONG_GAME)
+                raise BotOfAnotherGame(bot=bot, plays=GAMES[bot.game].title, wanted=game.title)
             bots.append(bot)
     versions: list[BotVersion] = [check_seatable(bot) for bot in bots]  # and again when it starts
     seed = secrets.randbits(31)
@@ -238,15 +258,13 @@ def do_cancel_table(person: Person, table_id: object) -> Table:
     403 for anyone else's table, 409 once it has started (a game in play ends by itself or by its clock)."""
     table = get_table(table_id)
     if not person.is_authenticated or table.owner_id != person.pk:
-        raise ServiceError("only the person at this table can cancel it", code=ErrorCode.FORBIDDEN, status=403)
+        raise NotYourTableToCancel()
     cancelled = Table.objects.filter(pk=table.pk, status=Table.Status.QUEUED).update(
         status=Table.Status.CANCELLED, finished_at=timezone.now(), error=CANCELLED_TEXT
     )
     if cancelled != 1:  # (conditional: a worker may have claimed it a moment ago)
         table.refresh_from_db()
-        raise ServiceError(
-            f"only a queued table can be cancelled; this one is {table.status}", code=ErrorCode.NOT_QUEUED, status=409
-        )
+        raise TableNotQueued(state=table.status)
     table.refresh_from_db()
     return table
 
@@ -420,7 +438,7 @@ def get_table(table_id: object) -> Table:
     number = parse_id(table_id)
     table = Table.objects.filter(pk=number).first() if number is not None else None
     if table is None:
-        raise ServiceError(f"no table {str(table_id)[:30]}", code=ErrorCode.NOT_FOUND, status=404)
+        raise NoSuchTable(table_id=table_id)
     return table
 
 
@@ -439,36 +457,32 @@ def do_act(person: Person, table_id: object, move_index: object, action: object)
     instead of playing a move it did not mean). Checked against the engine before the worker sees it."""
     table = get_table(table_id)
     if not person.is_authenticated or table.owner_id != person.pk:
-        raise ServiceError("only the person at this table plays at it", code=ErrorCode.FORBIDDEN, status=403)
+        raise NotYourTableToPlay()
     if table.status != Table.Status.RUNNING:
         what = "has not started yet" if table.status == Table.Status.QUEUED else "is over"
-        raise ServiceError(f"this game {what}", code=ErrorCode.NOT_RUNNING, status=409)
+        raise TableNotRunning(what=what)
     if table.forfeited_at is not None:
-        raise ServiceError(FORFEIT_TEXT, code=ErrorCode.NOT_RUNNING, status=409)
+        raise Forfeited()
     if not is_int(move_index) or move_index != table.move_count:
-        raise ServiceError(
-            f"the game is at move {table.move_count}, not {move_index!s:.20}: reload",
-            code=ErrorCode.STALE_MOVE,
-            status=409,
-        )
+        raise StaleMove(at=table.move_count, sent=move_index)
     if not isinstance(action, dict):
-        raise ServiceError("an action must be a JSON object", code=ErrorCode.ILLEGAL_ACTION)
+        raise ActionNotObject()
     state, _ = _state(table)
     if state.to_move() != table.person_seat:
-        raise ServiceError("it is not your turn", code=ErrorCode.NOT_YOUR_TURN, status=409)
+        raise NotYourTurn()
     if table.deadline is not None and table.deadline <= timezone.now():
-        raise ServiceError("your clock ran out", code=ErrorCode.NOT_RUNNING, status=409)
+        raise ClockRanOut()
     try:
         state.apply(action)
     except IllegalAction as exc:
-        raise ServiceError(exc.reason[:300], code=ErrorCode.ILLEGAL_ACTION) from None
+        raise IllegalMove(reason=exc.reason) from None
     except Exception:  # an engine that chokes on a strange action: still the client's bad input
-        raise ServiceError("the game cannot apply this action", code=ErrorCode.ILLEGAL_ACTION) from None
+        raise ActionBreaksEngine() from None
     sent = Table.objects.filter(
         pk=table.pk, status=Table.Status.RUNNING, move_count=move_index, pending_index__isnull=True
     ).update(pending=state.history[-1], pending_index=move_index)
     if sent != 1:
-        raise ServiceError("an action for this move was already sent", code=ErrorCode.STALE_MOVE, status=409)
+        raise MoveAlreadySent()
     changes.publish("table", table.pk)
 
 

@@ -8,7 +8,7 @@ import secrets
 from django.contrib.auth.models import AbstractBaseUser, User
 
 from league.models import ApiToken
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import NoSuchToken, TokenNameMissing
 
 
 def hash_token(key: str) -> str:
@@ -19,7 +19,7 @@ def do_create_token(user: User, name: str) -> tuple[ApiToken, str]:
     """A new token and its key; the key is not stored and cannot be shown again."""
     name = name.strip()
     if not name:
-        raise ServiceError("give the token a name", code=ErrorCode.INVALID)
+        raise TokenNameMissing()
     key = "plr_" + secrets.token_urlsafe(30)
     token = ApiToken.objects.create(user=user, name=name[:60], prefix=key[:10], key_hash=hash_token(key))
     return token, key
@@ -28,4 +28,4 @@ def do_create_token(user: User, name: str) -> tuple[ApiToken, str]:
 def do_revoke_token(user: AbstractBaseUser, token_id: int) -> None:
     deleted, _ = ApiToken.objects.filter(user_id=user.pk, pk=token_id).delete()
     if not deleted:
-        raise ServiceError("no such token", code=ErrorCode.NOT_FOUND, status=404)
+        raise NoSuchToken()

@@ -1,7 +1,7 @@
 """Tournaments: staff create, start, pause, resume and cancel them; rounds advance as their games finish.
 
-Every write is a ``do_<verb>_<noun>`` function here (the services' conventions: ``ServiceError`` with a code
-and an HTTP status, one transaction each, tasks enqueued by name on commit). The formats themselves — schedules,
+Every write is a ``do_<verb>_<noun>`` function here (the services' conventions: refusals from the error catalog,
+league/services/errors.py; one transaction each, tasks enqueued by name on commit). The formats themselves — schedules,
 pairings, brackets, seats, points, tie-breaks — are pure functions in ``league.tournament_formats``; this module
 loads the records, asks them, and stores the answer. Rules for people: docs/tournaments.md.
 
@@ -29,7 +29,31 @@ from games.registry import GAMES
 from league import tournament_formats as tf
 from league.models import Bot, BotVersion, Entry, Match, Round, Tournament, fault_label
 from league.services import outbox
-from league.services.errors import ErrorCode, ServiceError
+from league.services.errors import (
+    AlreadyEntered,
+    AlreadyFinished,
+    AlreadyPaused,
+    AlreadyStarted,
+    EnteredTwice,
+    EntrantsOfAnotherGame,
+    InvalidOptions,
+    InvalidSettings,
+    NoSuchTournament,
+    NotDraft,
+    NotEntered,
+    NotPaused,
+    SameOwner,
+    ServiceError,
+    TooFewEntrants,
+    TournamentNameMissing,
+    TournamentNotRunning,
+    UnknownBots,
+    UnknownGame,
+    UnknownVersion,
+    UnplayableEntrants,
+    VersionRejected,
+    VersionUnvalidated,
+)
 from league.services.matches import do_create_match
 from league.tournament_queries import TournamentRecords, standings
 
@@ -48,30 +72,29 @@ def _enqueue_advance(tournament_id: int) -> None:
 def check_settings(game: str, fmt: str, data: dict[str, Any] | None) -> tf.Settings:
     """The settings checked for ``game`` and ``fmt`` (400 with the reason), every default filled in."""
     if game not in GAMES:
-        raise ServiceError(f"no game called {game!r}; known games: {', '.join(GAMES)}", code=ErrorCode.UNKNOWN_GAME)
+        raise UnknownGame(game=game)
     spec = GAMES[game]
     try:
         checked = tf.parse_settings(data, fmt, spec.min_players, spec.max_players)
     except tf.FormatError as error:
-        raise ServiceError(str(error), code=ErrorCode.INVALID_SETTINGS) from None
+        raise InvalidSettings(reason=str(error)) from None
     if checked.options:
         try:
             spec.new_state(checked.table_size, 0, dict(checked.options))
         except ValueError as error:  # InvalidOptions, or an engine's own check
-            raise ServiceError(f"options: {error}", code=ErrorCode.INVALID_SETTINGS) from None
+            raise InvalidOptions(reason=str(error)) from None
     return checked
 
 
 def _bots(game: str, bots: Iterable[Bot | int]) -> list[Bot]:
     ids = [bot.pk if isinstance(bot, Bot) else bot for bot in bots]
     if len(set(ids)) != len(ids):
-        raise ServiceError("a bot can enter a tournament only once", code=ErrorCode.DUPLICATE_ENTRY)
+        raise EnteredTwice()
     found = {bot.pk: bot for bot in Bot.objects.filter(pk__in=ids).select_related("owner")}
     if missing := [bot_id for bot_id in ids if bot_id not in found]:
-        raise ServiceError(f"no such bot: {', '.join(map(str, missing))}", code=ErrorCode.UNKNOWN_BOT)
+        raise UnknownBots(bot_ids=missing)
     if others := [found[bot_id] for bot_id in ids if found[bot_id].game != game]:
-        names = ", ".join(f"{bot} ({bot.game})" for bot in others)
-        raise ServiceError(f"these bots play another game than {game}: {names}", code=ErrorCode.WRONG_GAME)
+        raise EntrantsOfAnotherGame(game=game, bots=others)
     return [found[bot_id] for bot_id in ids]
 
 
@@ -87,11 +110,7 @@ def check_owners(bots: Iterable[Bot], rated: bool, allow_same_owner: bool = Fals
             by_owner[bot.owner_id].append(bot)
     if clashes := [group for group in by_owner.values() if len(group) > 1]:
         names = "; ".join(", ".join(str(bot) for bot in group) for group in clashes)
-        raise ServiceError(
-            f"a rated tournament takes one bot per owner: {names} have the same owner. Enter one of them, make "
-            "the tournament unrated, or let staff allow it (“one owner's bots may meet”)",
-            code=ErrorCode.SAME_OWNER,
-        )
+        raise SameOwner(names=names)
 
 
 def do_create_tournament(
@@ -107,7 +126,7 @@ def do_create_tournament(
     """A draft tournament with its entrants. Nothing is stored if anything is wrong (400)."""
     name = (name or "").strip()
     if not name:
-        raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
+        raise TournamentNameMissing()
     checked = check_settings(game, fmt, settings)
     entrants = _bots(game, bots)
     check_owners(entrants, bool(rated), allow_same_owner)
@@ -130,16 +149,14 @@ def _lock(tournament: Tournament | int) -> Tournament:
     tournament_id = tournament.pk if isinstance(tournament, Tournament) else tournament
     found = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
     if found is None:
-        raise ServiceError("no such tournament", code=ErrorCode.NOT_FOUND, status=404)
+        raise NoSuchTournament()
     return found
 
 
 def _draft(tournament: Tournament | int) -> Tournament:
     locked = _lock(tournament)
     if locked.status != Tournament.Status.DRAFT:
-        raise ServiceError(
-            f"the tournament is {locked.status}: only a draft can be changed", code=ErrorCode.NOT_DRAFT, status=409
-        )
+        raise NotDraft(state=locked.status)
     return locked
 
 
@@ -158,7 +175,7 @@ def do_update_tournament(
         locked = _draft(tournament)
         if name is not None:
             if not name.strip():
-                raise ServiceError("give the tournament a name", code=ErrorCode.INVALID)
+                raise TournamentNameMissing()
             locked.name = name.strip()[:100]
         locked.format = fmt or locked.format
         locked.settings = check_settings(
@@ -193,11 +210,11 @@ def do_add_entry(tournament: Tournament | int, bot: Bot | int, version: BotVersi
             version_id = version.pk if isinstance(version, BotVersion) else version
             pinned = BotVersion.objects.filter(pk=version_id, bot=found).first()
             if pinned is None:
-                raise ServiceError(f"{found} has no version with id {version_id}", code=ErrorCode.UNKNOWN_VERSION)
+                raise UnknownVersion(bot=found, version_id=version_id)
             _check_version(pinned)
         entry, created = Entry.objects.get_or_create(tournament=locked, bot=found, defaults={"bot_version": pinned})
         if not created:
-            raise ServiceError(f"{found} is already entered", code=ErrorCode.DUPLICATE_ENTRY, status=409)
+            raise AlreadyEntered(bot=found)
         check_owners(_entrants(locked), locked.rated, locked.allow_same_owner)
     return entry
 
@@ -207,14 +224,14 @@ def do_remove_entry(tournament: Tournament | int, bot: Bot | int) -> None:
         locked = _draft(tournament)
         deleted, _ = locked.entries.filter(bot_id=bot.pk if isinstance(bot, Bot) else bot).delete()
         if not deleted:
-            raise ServiceError("that bot is not entered", code=ErrorCode.NOT_FOUND, status=404)
+            raise NotEntered()
 
 
 def _check_version(version: BotVersion) -> None:
     if version.status == BotVersion.Status.REJECTED:
-        raise ServiceError(f"{version} was rejected by validation and cannot play", code=ErrorCode.REJECTED_VERSION)
+        raise VersionRejected(version=version)
     if version.status not in USABLE_VERSIONS:
-        raise ServiceError(f"{version} has not passed validation yet", code=ErrorCode.UNVALIDATED_VERSION)
+        raise VersionUnvalidated(version=version)
 
 
 # ----- starting -----------------------------------------------------------------------------------------------
@@ -228,7 +245,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.DRAFT:
-            raise ServiceError(f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_STARTED, status=409)
+            raise AlreadyStarted(state=locked.status)
         checked = check_settings(locked.game, locked.format, locked.settings)
         spec = GAMES[locked.game]
         entries = list(
@@ -236,14 +253,14 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
         )
         needed = tf.minimum_entrants(locked.format, checked)
         if len(entries) < needed:
-            raise ServiceError(
-                f"a {locked.get_format_display()} at tables of {checked.table_size} needs at least {needed} "
-                f"entrants; this one has {len(entries)}",
-                code=ErrorCode.TOO_FEW_ENTRANTS,
+            raise TooFewEntrants(
+                format_name=locked.get_format_display(),
+                table_size=checked.table_size,
+                needed=needed,
+                entrants=len(entries),
             )
         if others := [entry.bot for entry in entries if entry.bot.game != locked.game]:
-            names = ", ".join(f"{bot} ({bot.game})" for bot in others)
-            raise ServiceError(f"these bots play another game than {locked.game}: {names}", code=ErrorCode.WRONG_GAME)
+            raise EntrantsOfAnotherGame(game=locked.game, bots=others)
         check_owners([entry.bot for entry in entries], locked.rated, locked.allow_same_owner)
         _pin_versions(entries)
         entries.sort(key=lambda entry: (-entry.bot.shown_elo, entry.pk))  # seeded by the Elo the league shows
@@ -264,7 +281,7 @@ def do_start_tournament(tournament: Tournament | int) -> Tournament:
                 plans = [tf.knockout_first_round(seeded, checked, spec.min_players)]
                 locked.planned_rounds = len(sizes)
         except tf.FormatError as error:
-            raise ServiceError(str(error), code=ErrorCode.INVALID_SETTINGS) from None
+            raise InvalidSettings(reason=str(error)) from None
         Entry.objects.bulk_update(entries, ["bot_version", "seed"])
         locked.status = Tournament.Status.RUNNING
         locked.settings = checked.to_json()
@@ -299,7 +316,7 @@ def _pin_versions(entries: list[Entry]) -> None:
             why = f"its newest version is {latest.status}" if latest else "it has no versions"
             problems.append(f"{entry.bot} has no version that passed validation ({why})")
     if problems:
-        raise ServiceError("; ".join(problems), code=ErrorCode.REJECTED_VERSION)
+        raise UnplayableEntrants(problems=problems)
 
 
 def _plan_json(plan: tf.RoundPlan) -> dict[str, Any]:
@@ -328,11 +345,9 @@ def do_pause_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.RUNNING:
-            raise ServiceError(
-                f"only a running tournament can be paused; this one is {locked.status}", ErrorCode.NOT_RUNNING, 409
-            )
+            raise TournamentNotRunning(state=locked.status)
         if locked.paused:
-            raise ServiceError("the tournament is already paused", code=ErrorCode.ALREADY_PAUSED, status=409)
+            raise AlreadyPaused()
         locked.paused = True
         locked.save(update_fields=["paused"])
     return locked
@@ -342,7 +357,7 @@ def do_resume_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.status != Tournament.Status.RUNNING or not locked.paused:
-            raise ServiceError("only a paused tournament can be resumed", code=ErrorCode.NOT_PAUSED, status=409)
+            raise NotPaused()
         locked.paused = False
         locked.save(update_fields=["paused"])
         _enqueue_advance(locked.pk)  # whatever finished while it was paused may complete a round
@@ -355,9 +370,7 @@ def do_cancel_tournament(tournament: Tournament | int) -> Tournament:
     with transaction.atomic():
         locked = _lock(tournament)
         if locked.is_finalized():
-            raise ServiceError(
-                f"the tournament is already {locked.status}", code=ErrorCode.ALREADY_FINISHED, status=409
-            )
+            raise AlreadyFinished(state=locked.status)
         now = timezone.now()
         Match.objects.filter(round__tournament=locked, status=Match.Status.QUEUED).update(
             status=Match.Status.FAILED, error="withdrawn: the tournament was cancelled", finished_at=now

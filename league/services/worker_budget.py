@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from league.models import Match
-from league.services.errors import HOUR, RateLimited, wait_text
+from league.services.errors import HOUR, WorkerTimeRateLimited
 from league.services.requeue import requeue_untried
 
 log = logging.getLogger(__name__)
@@ -116,11 +116,7 @@ def check_budget(owner: AbstractBaseUser, what: str) -> None:
     retry_at = free_at(owner.pk)
     if retry_at is None:
         return
-    raise RateLimited(
-        f"your bots' placement and challenges used the workers for {settings.FAIR_USE_WORKER_SECONDS_PER_HOUR} s in "
-        f"the last hour, the limit per owner; {what} can start {wait_text(retry_at)}.",
-        retry_at,
-    )
+    raise WorkerTimeRateLimited(seconds=settings.FAIR_USE_WORKER_SECONDS_PER_HOUR, what=what, retry_at=retry_at)
 
 
 __all__ = ["budget_ms", "check_budget", "free_at", "release_if_spent", "spent_ms"]

@@ -114,7 +114,7 @@ def test_anonymous_users_can_read_a_challenge_but_not_ask_for_one(anon_api: APIC
     ("payload", "status", "words"),
     [
         ({"opponents": [], "games": 2}, 400, "at least one opponent"),
-        ({"opponents": [999999], "games": 2}, 404, "no bot"),
+        ({"opponents": [999999], "games": 2}, 400, "no bot"),
         ({"opponents": ["SELF"], "games": 2}, 400, "cannot challenge itself"),
         ({"opponents": ["OTHER"] * 4, "games": 2}, 400, "2 to 4 players"),
         ({"opponents": ["OTHER"], "games": 0}, 400, ""),
@@ -137,15 +137,15 @@ def test_a_bot_without_a_ready_version_cannot_play(alice_api, alice, duel) -> No
     _hero, villain = duel
     pending = do_create_bot(alice, "love_letter", "pending", b"print()\n", "bot.py")
     response = alice_api.post("/api/challenges/", {"bot": pending.pk, "opponents": [villain.pk], "games": 2})
-    assert response.status_code == 400 and "still being validated" in response.json()["error"]["message"]
+    assert response.status_code == 409 and "still being validated" in response.json()["error"]["message"]
     # Rejected: the message gives the validation's reason in plain words (issue #19, finding 3).
     do_record_validation(pending.versions.get().pk, False, "Smoke match failed: the bot crashed at start-up", "")
     response = alice_api.post("/api/challenges/", {"bot": pending.pk, "opponents": [villain.pk], "games": 2})
     message = response.json()["error"]["message"]
-    assert response.status_code == 400 and "v1 was rejected" in message and "crashed at start-up" in message
+    assert response.status_code == 409 and "v1 was rejected" in message and "crashed at start-up" in message
     # As an opponent too, and the challenges page does not offer it to start one.
     response = alice_api.post("/api/challenges/", {"bot": _hero.pk, "opponents": [pending.pk], "games": 2})
-    assert response.status_code == 400 and "crashed at start-up" in response.json()["error"]["message"]
+    assert response.status_code == 409 and "crashed at start-up" in response.json()["error"]["message"]
     client = Client()
     client.force_login(alice)
     page = client.get("/challenges/").content.decode()

@@ -53,10 +53,10 @@ def test_alice_chooses_the_bots(alice_api: APIClient, alice, bob) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "code"),
     [
-        ({"game": "chess", "players": 2}, 404, "unknown_game"),
+        ({"game": "chess", "players": 2}, 400, "unknown_game"),
         ({"game": "love_letter", "players": 9}, 400, "invalid"),
         ({"game": "love_letter", "players": 2, "bots": [1, 2]}, 400, "invalid"),
-        ({"game": "love_letter", "players": 2, "bots": [999999]}, 404, "unknown_bot"),
+        ({"game": "love_letter", "players": 2, "bots": [999999]}, 400, "unknown_bot"),
         ({"game": "love_letter", "players": "two"}, 400, "invalid"),
         ({"game": ["love_letter"], "players": 2}, 400, "invalid"),
     ],
