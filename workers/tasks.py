@@ -42,8 +42,9 @@ from league.reasons import public_reason
 from league.services import fits
 from league.services.bots import do_record_validation
 from league.services.ladder import do_schedule_ladder
+from league.services.leases import retry_delay
 from league.services.matches import (
-    ClaimedMatch,
+    ClaimedSeries,
     do_claim_match,
     do_claim_next_match,
     do_claim_next_version,
@@ -51,20 +52,18 @@ from league.services.matches import (
     do_fail_match,
     do_release_match,
     do_release_version,
+    do_renew_claim,
     do_renew_lease,
     do_renew_version_lease,
     do_requeue_stale_matches,
     do_resend_lost_validations,
-    retry_delay,
 )
 from league.services.recording import do_record_match_result
 from league.services.series import (
-    ClaimedSeries,
     do_claim_fairest_series,
     do_claim_next_series,
     do_claim_series,
     do_record_series,
-    do_renew_series_lease,
     others_placement_waiting,
     series_of,
 )
@@ -202,10 +201,11 @@ class _Held:
     """A match this task has claimed: its lease is renewed from the claim until the match is recorded (or let go);
     when it follows another match of the chain, its bots are started ahead (``prepare``) while that one is recorded."""
 
-    def __init__(self, match: ClaimedMatch) -> None:
-        self.match, self.token, self.what = match, match.claim_token, f"match {match.match_id}"
+    def __init__(self, match: ClaimedSeries) -> None:
+        self.match, self.token, self.what = match, match.claim_token, f"match {match.games[0].match_id}"
+        self.match_id = match.games[0].match_id
         self.prepared: PreparedMatch | None = None
-        self.heartbeat = Heartbeat(lambda: do_renew_lease(match.match_id, self.token), self.what).start()
+        self.heartbeat = Heartbeat(lambda: do_renew_lease(self.match_id, self.token), self.what).start()
         log.info("%s: claimed (attempt %s)", self.what, match.attempts)
 
     def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -215,9 +215,9 @@ class _Held:
         kwargs: dict[str, Any] = {
             "sandbox": settings.BOT_SANDBOX,
             "limits": limits,
-            "observer": live.publisher(match.match_id),
+            "observer": live.publisher(self.match_id),
         }
-        return (match.game, seats, match.seed, match.options), kwargs
+        return (match.game, seats, match.games[0].seed, match.games[0].options), kwargs
 
     def prepare(self) -> None:
         args, kwargs = self._arguments()
@@ -239,10 +239,10 @@ class _Held:
             self.prepared = None
 
     def release(self, reason: str) -> None:
-        do_release_match(self.match.match_id, reason, claim_token=self.token)
+        do_release_match(self.match_id, reason, claim_token=self.token)
 
     def fail(self, reason: str) -> None:
-        do_fail_match(self.match.match_id, reason, self.token)
+        do_fail_match(self.match_id, reason, self.token)
 
 
 class _HeldSeries:
@@ -253,7 +253,7 @@ class _HeldSeries:
         self.series, self.token = series, series.claim_token
         self.what = f"series {series.series_id} ({len(series.games)} games)"
         self.prepared: PreparedSeries | None = None
-        self.heartbeat = Heartbeat(lambda: do_renew_series_lease(series.series_id, self.token), self.what).start()
+        self.heartbeat = Heartbeat(lambda: do_renew_claim(series), self.what).start()
         log.info("%s: claimed", self.what)
 
     def prepare(self) -> None:
@@ -354,7 +354,7 @@ def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _Held
     """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
     it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
     bug fails it at once, with the reason."""
-    match_id, token, what = held.match.match_id, held.token, held.what
+    match_id, token, what = held.match_id, held.token, held.what
     following: _Held | _HeldSeries | None = None
     recorded = False
     try:
@@ -415,10 +415,13 @@ class _SeriesRecorder:
         """Time-slicing between owners: a series that has run SERIES_SLICE_SECONDS gives its worker up between two
         games when another owner's placement is waiting (its rest is rescheduled, fresh processes, no fault), so a slow
         bot's long series is slow for its own owner only. A lookup a game, only once the slice is spent."""
-        if index + 1 >= len(self.series.games) or time.monotonic() - self.started < settings.SERIES_SLICE_SECONDS:
+        series_id = self.series.series_id
+        if series_id is None or index + 1 >= len(self.series.games):
+            return False
+        if time.monotonic() - self.started < settings.SERIES_SLICE_SECONDS:
             return False
         try:
-            return others_placement_waiting(self.series.series_id)
+            return others_placement_waiting(series_id)
         except DATABASE_ERRORS as error:  # (the series plays on; the recording will retry the database)
             log.warning("%s: could not look for waiting placements: %s", self.what, _describe(error))
             return False
