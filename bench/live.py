@@ -95,7 +95,9 @@ def _measure(args: argparse.Namespace) -> list[list[object]]:
         claimed = do_claim_match(match.pk)
         assert claimed is not None
         seats = [BotSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
-        do_record_match_result(match.pk, play_match(claimed.game, seats, claimed.seed, claimed.options, sandbox="none"))
+        do_record_match_result(
+            match.pk, play_match(claimed.game, seats, claimed.games[0].seed, claimed.games[0].options, sandbox="none")
+        )
     do_advance_tournament(tournament.pk)
     client = Client()
     rows = []

@@ -89,7 +89,9 @@ def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: 
                 claimed = do_claim_match(match.pk)
                 assert claimed is not None
                 runner_seats = [BotSeat(label=seat.label, builtin=seat.builtin) for seat in claimed.seats]
-                result = play_match(claimed.game, runner_seats, claimed.seed, claimed.options, sandbox="none")
+                result = play_match(
+                    claimed.game, runner_seats, claimed.games[0].seed, claimed.games[0].options, sandbox="none"
+                )
                 do_record_match_result(match.pk, result)
                 do_advance_tournament(tournament.pk)
         seconds = time.perf_counter() - began

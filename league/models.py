@@ -14,6 +14,7 @@ from django.utils import timezone
 from bots.results import FaultCause
 from games.registry import GAMES
 from league import ratings
+from league.lease_models import Leased
 from league.replay_data import pack_replay, unpack_replay
 
 
@@ -71,7 +72,7 @@ class Bot(models.Model):
         return self.versions.filter(status=BotVersion.Status.READY).order_by("-number").first()
 
 
-class BotVersion(models.Model):
+class BotVersion(Leased):
     """One upload of a bot's code. The archive lives in the database so every worker machine can read it."""
 
     class Status(models.TextChoices):
@@ -96,11 +97,7 @@ class BotVersion(models.Model):
     validation_stderr = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True)
     validated = models.DateTimeField(null=True, blank=True)
-    # The validation's claim, like a match's (services.matches.do_claim_version; docs/operations.md, Reliability).
-    attempts = models.PositiveSmallIntegerField(default=0, editable=False)
-    claim_token = models.CharField(max_length=32, blank=True, editable=False)
-    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
-    enqueued_at = models.DateTimeField(default=timezone.now, editable=False)
+    # (The validation's claim: ``Leased``, as a match's; league/services/leases.py.)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["bot", "number"], name="version_unique_number")]
@@ -114,7 +111,7 @@ class BotVersion(models.Model):
         return f"{self.bot.owner.username}/{self.bot.name} v{self.number}"
 
 
-class Match(models.Model):
+class Match(Leased):
     """One game between seats of bot versions, run once by a worker."""
 
     class Status(models.TextChoices):
@@ -145,19 +142,13 @@ class Match(models.Model):
     seed = models.BigIntegerField()
     engine_version = models.CharField(max_length=20)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
     error = models.TextField(blank=True)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
+    # The claim is ``Leased``'s (league/services/leases.py): a result is recorded only under the token it claimed
+    # with, so a worker that lost its claim (presumed dead, the match re-run elsewhere) cannot overwrite the re-run.
+    # Also when and by which worker (host and process) it was claimed.
     claimed_at = models.DateTimeField(null=True, blank=True)
-    # The claim (services.matches.do_claim_match): its worker holds the match while ``lease_until`` is in the future
-    # and renews the lease as it plays; a result is recorded only under the token it claimed with, so a worker that lost
-    # its claim (presumed dead, the match re-run elsewhere) cannot overwrite the re-run. docs/operations.md.
-    claim_token = models.CharField(max_length=32, blank=True, editable=False)
     claimed_by = models.CharField(max_length=200, blank=True, editable=False, help_text="worker host and process")
-    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
-    # When ``run_match`` was last sent (or is due, after a back-off): the sweeper sends it again when a match stays
-    # queued long after this, its message lost (e.g. a broker restarted without persistence).
-    enqueued_at = models.DateTimeField(default=timezone.now, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True, db_index=True)
     wall_ms = models.PositiveIntegerField(null=True, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)

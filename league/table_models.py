@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
-from django.utils import timezone
 
+from league.lease_models import Leased
 from league.replay_data import unpack_replay
 
 if TYPE_CHECKING:
     from league.models import Bot
 
 
-class Table(models.Model):
+class Table(Leased):
     """One game a person plays against bots and built-in players. Unrated: it never touches a rating.
 
     ``seats`` lists who sits where, in seat order: ``{"kind": "person" | "bot" | "builtin", "label": ...,
@@ -56,16 +56,8 @@ class Table(models.Model):
     pending_index = models.PositiveIntegerField(null=True, blank=True)
     clock_seconds = models.PositiveIntegerField()
     deadline = models.DateTimeField(null=True, blank=True, help_text="When the person's current decision's clock ends.")
-    # The playing worker renews this while it plays (MATCH_STALE_SECONDS ahead); a running table whose lease ran out
-    # lost its worker, and is failed so that it does not hold one of the HUMAN_TABLES_MAX places forever.
-    lease_until = models.DateTimeField(null=True, blank=True, editable=False)
-    # The claim under which a worker plays it (league.services.tables.do_claim_table): a worker presumed dead writes
-    # nothing once the table was given to another. Every claim is an attempt (MATCH_MAX_ATTEMPTS, as for matches).
-    claim_token = models.CharField(max_length=32, blank=True, editable=False)
-    attempts = models.PositiveSmallIntegerField(default=0, editable=False)
-    # When its last ``play_table`` message was sent (or a waiting one last checked in): the sweeper sends a queued
-    # table again once this is MATCH_RESEND_SECONDS old (the broker lost it, or the worker holding it died).
-    enqueued_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The claim (``Leased``; league/services/leases.py): a running table whose lease ran out lost its worker, and is
+    # queued again or ended so that it does not hold one of the HUMAN_TABLES_MAX places forever.
     # The person's clock ran out: they forfeited, and the built-in random player plays their seat to the end.
     forfeited_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(default=dict, blank=True)

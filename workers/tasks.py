@@ -27,12 +27,10 @@ from bots.results import BotSeat, MatchResult, fault_text
 from bots.runner import (
     GameObserver,
     MoveObserver,
-    PreparedMatch,
     PreparedSeries,
     SeriesGame,
     SeriesResult,
     play_match,
-    prepare_match,
     prepare_series,
 )
 from bots.sandbox import SandboxError
@@ -42,32 +40,21 @@ from league.reasons import public_reason
 from league.services import fits
 from league.services.bots import do_record_validation
 from league.services.ladder import do_schedule_ladder
+from league.services.leases import retry_delay
 from league.services.matches import (
-    ClaimedMatch,
-    do_claim_match,
+    ClaimedSeries,
     do_claim_next_match,
     do_claim_next_version,
     do_claim_version,
     do_fail_match,
     do_release_match,
     do_release_version,
-    do_renew_lease,
+    do_renew_claim,
     do_renew_version_lease,
     do_requeue_stale_matches,
     do_resend_lost_validations,
-    retry_delay,
 )
-from league.services.recording import do_record_match_result
-from league.services.series import (
-    ClaimedSeries,
-    do_claim_fairest_series,
-    do_claim_next_series,
-    do_claim_series,
-    do_record_series,
-    do_renew_series_lease,
-    others_placement_waiting,
-    series_of,
-)
+from league.services.series import do_claim_next_series, do_claim_work, do_record_series, others_placement_waiting
 from league.services.tables import do_sweep_tables
 from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
 from workers import faults, live
@@ -170,100 +157,46 @@ def _with_database_retries(what: str, call: Callable[[], T]) -> T:
 
 @shared_task(name="parlour.run_match", bind=True, acks_late=True, reject_on_worker_lost=True)
 def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> None:
-    """Claim the match, play it, record it; then play on through the due matches the worker claims itself (``_Chain``).
-    ``claim_token``: a retry of this worker's own claim (see ``_play_and_record``)."""
-    held: _Held | _HeldSeries | None = None
+    """Claim the match (a game of a series: its whole series; a lone match is a series of one), play it, record it;
+    then play on through the due work the worker claims itself (``_Chain``). ``claim_token``: a retry of this worker's
+    own claim (see ``_play_and_record``)."""
     try:
-        # A game of a series is played with the rest of its series: the whole series is claimed.
-        series_id = series_of(match_id)
-        if series_id is not None:
-            if claim_token is None:  # (a placement series' message claims the fairest placement series)
-                series = do_claim_fairest_series(series_id, worker=_worker(self))
-            else:
-                series = do_claim_series(series_id, worker=_worker(self), claim_token=claim_token)
-            held = None if series is None else _HeldSeries(series)
-        else:
-            match = do_claim_match(match_id, worker=_worker(self), claim_token=claim_token)
-            held = None if match is None else _Held(match)
+        claimed = do_claim_work(match_id, worker=_worker(self), claim_token=claim_token)
     except DATABASE_ERRORS as error:
         raise _retry_task(self, error, match_id, claim_token=claim_token) from error
-    if held is None:
+    if claimed is None:
         log.info("match %s: nothing to do (another worker holds it, or it is finalized)", match_id)
         return
     chain = _Chain(self)
-    while held is not None:
-        if isinstance(held, _HeldSeries):
-            held = _play_and_record_series(self, held, chain)
+    job: _Job | None = _Job(claimed)
+    while job is not None:
+        job = _play_and_record(self, job, chain)
+
+
+class _Job:
+    """Games this task has claimed (league/services/series.py; a lone match is a series of one): their lease is renewed
+    from the claim until they are recorded (or let go); they are played by the same bot processes
+    (bots.runner.prepare_series) and recorded as they finish (``_Recorder``). When the job follows another in the
+    chain, its bots are started ahead (``prepare``) while that one is recorded."""
+
+    def __init__(self, claimed: ClaimedSeries) -> None:
+        self.claimed, self.token = claimed, claimed.claim_token
+        if claimed.series_id is None:
+            self.what = f"match {claimed.games[0].match_id}"
         else:
-            held = _play_and_record(self, held, chain)
-
-
-class _Held:
-    """A match this task has claimed: its lease is renewed from the claim until the match is recorded (or let go);
-    when it follows another match of the chain, its bots are started ahead (``prepare``) while that one is recorded."""
-
-    def __init__(self, match: ClaimedMatch) -> None:
-        self.match, self.token, self.what = match, match.claim_token, f"match {match.match_id}"
-        self.prepared: PreparedMatch | None = None
-        self.heartbeat = Heartbeat(lambda: do_renew_lease(match.match_id, self.token), self.what).start()
-        log.info("%s: claimed (attempt %s)", self.what, match.attempts)
-
-    def _arguments(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        match = self.match
-        limits = Limits.for_game(match.game, **match.time_control) if match.time_control else None
-        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in match.seats]
-        kwargs: dict[str, Any] = {
-            "sandbox": settings.BOT_SANDBOX,
-            "limits": limits,
-            "observer": live.publisher(match.match_id),
-        }
-        return (match.game, seats, match.seed, match.options), kwargs
-
-    def prepare(self) -> None:
-        args, kwargs = self._arguments()
-        self.prepared = prepare_match(*args, **kwargs)
-
-    def play(self) -> MatchResult:
-        prepared, self.prepared = self.prepared, None
-        if prepared is not None:
-            return prepared.play()
-        args, kwargs = self._arguments()
-        return play_match(*args, **kwargs)
-
-    def let_go(self) -> None:
-        """Stop renewing the lease (recorded, released or failed by now, or left for the sweeper); discard bots that
-        were started and not played."""
-        self.heartbeat.stop()
-        if self.prepared is not None:
-            self.prepared.close()
-            self.prepared = None
-
-    def release(self, reason: str) -> None:
-        do_release_match(self.match.match_id, reason, claim_token=self.token)
-
-    def fail(self, reason: str) -> None:
-        do_fail_match(self.match.match_id, reason, self.token)
-
-
-class _HeldSeries:
-    """A series this task has claimed (league/services/series.py): like ``_Held``, for all its games at once, played
-    by the same bot processes (bots.runner.prepare_series) and recorded as they finish (``_SeriesRecorder``)."""
-
-    def __init__(self, series: ClaimedSeries) -> None:
-        self.series, self.token = series, series.claim_token
-        self.what = f"series {series.series_id} ({len(series.games)} games)"
+            self.what = f"series {claimed.series_id} ({len(claimed.games)} games)"
         self.prepared: PreparedSeries | None = None
-        self.heartbeat = Heartbeat(lambda: do_renew_series_lease(series.series_id, self.token), self.what).start()
-        log.info("%s: claimed", self.what)
+        self.heartbeat = Heartbeat(lambda: do_renew_claim(claimed), self.what).start()
+        log.info("%s: claimed (attempt %s)", self.what, claimed.attempts)
 
     def prepare(self) -> None:
-        series = self.series
-        limits = Limits.for_game(series.game, **series.time_control) if series.time_control else None
-        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in series.seats]
-        games = [SeriesGame(game.seed, dict(game.options) or None) for game in series.games]
-        observers: list[MoveObserver | None] = list(live.series_publishers([game.match_id for game in series.games]))
+        claimed = self.claimed
+        limits = Limits.for_game(claimed.game, **claimed.time_control) if claimed.time_control else None
+        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in claimed.seats]
+        games = [SeriesGame(game.seed, dict(game.options) or None) for game in claimed.games]
+        observers: list[MoveObserver | None] = list(live.series_publishers(claimed.match_ids))
         self.prepared = prepare_series(
-            series.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits, observers=observers
+            claimed.game, seats, games, sandbox=settings.BOT_SANDBOX, limits=limits, observers=observers
         )
 
     def play(self, on_game: GameObserver | None = None) -> SeriesResult:
@@ -274,25 +207,28 @@ class _HeldSeries:
         return prepared.play(on_game)
 
     def let_go(self) -> None:
+        """Stop renewing the lease (recorded, released or failed by now, or left for the sweeper); discard bots that
+        were started and not played."""
         self.heartbeat.stop()
         if self.prepared is not None:
             self.prepared.close()
             self.prepared = None
 
     def release(self, reason: str) -> None:
-        for game in self.series.games:
-            do_release_match(game.match_id, reason, claim_token=self.token)
+        """(The games recorded are no longer held: the release leaves them alone.)"""
+        for match_id in self.claimed.match_ids:
+            do_release_match(match_id, reason, claim_token=self.token)
 
     def fail(self, reason: str) -> None:
-        for game in self.series.games:
-            do_fail_match(game.match_id, reason, self.token)
+        for match_id in self.claimed.match_ids:
+            do_fail_match(match_id, reason, self.token)
 
 
 class _Chain:
-    """The matches one task plays: the one it was sent, then due matches it claims itself, each while the previous one
-    is recorded (its bots start meanwhile), MATCH_CHAIN_MAX in all, none claimed after MATCH_CHAIN_SECONDS.
+    """The work one task does: the job it was sent, then due work it claims itself, each while the previous job is
+    recorded (its bots start meanwhile), MATCH_CHAIN_MAX in all, none claimed after MATCH_CHAIN_SECONDS.
 
-    Every match keeps its own claim and lease, so a worker that dies mid-chain loses nothing: what it held is swept
+    Every game keeps its own claim and lease, so a worker that dies mid-chain loses nothing: what it held is swept
     back to the queue like any lapsed lease, and a chained match's own message finds nothing to claim."""
 
     def __init__(self, task: AnyTask) -> None:
@@ -300,106 +236,63 @@ class _Chain:
         self.left = settings.MATCH_CHAIN_MAX - 1
         self.until = time.monotonic() + settings.MATCH_CHAIN_SECONDS
 
-    def next(self) -> _Held | _HeldSeries | None:
+    def next(self) -> _Job | None:
         """The next due work, claimed, its bots starting: a placement series first (placement's lane,
-        ``fair_series_order``), else the longest-waiting single match, else another series; None when the chain
+        ``fair_series_order``), else the longest-waiting lone match, else another series; None when the chain
         ends. Never raises: what cannot be prepared is released (the infrastructure) or failed (a bad match) as if it
         had been played."""
         if self.left <= 0 or time.monotonic() > self.until:
             return None
         self.left -= 1
-        held: _Held | _HeldSeries
         try:
             worker = _worker(self.task)
-            series = do_claim_next_series(worker)
-            match = None if series is not None else do_claim_next_match(worker)
-            if series is None and match is None:
-                series = do_claim_next_series(worker, placement=False)
+            claimed = (
+                do_claim_next_series(worker)
+                or do_claim_next_match(worker)
+                or do_claim_next_series(worker, placement=False)
+            )
         except DATABASE_ERRORS as error:
             log.warning("chain: could not claim a next match: %s", _describe(error))
             close_old_connections()
             return None
-        if series is not None:
-            held = _HeldSeries(series)
-        elif match is not None:
-            held = _Held(match)
-        else:
+        if claimed is None:
             return None
+        job = _Job(claimed)
         try:
-            held.prepare()
+            job.prepare()
         except INFRASTRUCTURE_ERRORS as error:
-            _hand_back(held, _describe(error))
+            _hand_back(job, _describe(error))
             return None
         except Exception as error:
-            log.exception("%s: could not be prepared", held.what)
-            held.let_go()
+            log.exception("%s: could not be prepared", job.what)
+            job.let_go()
             with contextlib.suppress(*DATABASE_ERRORS):
-                held.fail(f"{_describe(error)} (not retried: not an infrastructure error)")
+                job.fail(f"{_describe(error)} (not retried: not an infrastructure error)")
             return None
-        return held
+        return job
 
 
-def _hand_back(held: _Held | _HeldSeries | None, reason: str) -> None:
-    """Give a claimed match (or series) back to the queue (after the usual back-off); if even that cannot be written,
-    its lease runs out and the sweeper does it."""
-    if held is None:
+def _hand_back(job: _Job | None, reason: str) -> None:
+    """Give claimed games back to the queue (after the usual back-off); if even that cannot be written, their lease
+    runs out and the sweeper does it."""
+    if job is None:
         return
-    held.let_go()
-    log.warning("%s: handed back: %s", held.what, reason)
+    job.let_go()
+    log.warning("%s: handed back: %s", job.what, reason)
     with contextlib.suppress(*DATABASE_ERRORS):
-        held.release(reason)
+        job.release(reason)
 
 
-def _play_and_record(task: AnyTask, held: _Held, chain: _Chain) -> _Held | _HeldSeries | None:
-    """Play a claimed match and record it; claims the chain's next match (its bots start) between the two and returns
-    it. A bot's misbehaviour is a result; an infrastructure error releases the match for a retry after a back-off; a
-    bug fails it at once, with the reason."""
-    match_id, token, what = held.match.match_id, held.token, held.what
-    following: _Held | _HeldSeries | None = None
-    recorded = False
-    try:
-        try:
-            result = held.play()
-            faults.before_record(match_id)
-            following = chain.next()
+class _Recorder:
+    """Records a job's games as they are played (the runner's ``GameObserver``): the games finished since the last
+    write once SERIES_RECORD_EVERY_S has passed, then the rest with ``finish``, after the chain's next job is claimed
+    (its bots start while this one is recorded). Each write is one transaction (``do_record_series``), written again
+    if the database blinks; what it recorded stays recorded whatever happens to the rest of the job."""
 
-            def record() -> bool:
-                with faults.while_recording(match_id):
-                    return do_record_match_result(match_id, result, claim_token=token)
-
-            recorded = _with_database_retries(what, record)
-        finally:
-            held.let_go()
-            if not recorded:  # recording deletes the live row itself; a match given back keeps none either
-                live.clear(match_id)
-        log.info("%s: %s", what, "recorded" if recorded else "not recorded: this worker lost its claim")
-    except INFRASTRUCTURE_ERRORS as error:
-        _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
-        log.warning("%s: attempt %s failed: %s", what, held.match.attempts, _describe(error))
-        try:
-            do_release_match(match_id, _describe(error), claim_token=token)
-        except DATABASE_ERRORS as again:
-            # Not even the release could be written: retry this task, which may take back its own claim at once.
-            raise _retry_task(task, again, match_id, claim_token=token) from error
-        return None
-    except Exception as error:
-        _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
-        log.exception("%s: failed", what)
-        do_fail_match(match_id, f"{_describe(error)} (not retried: not an infrastructure error)", token)
-        raise
-    return following
-
-
-class _SeriesRecorder:
-    """Records a series' games as they are played (the runner's ``GameObserver``): the games finished since the last
-    write once SERIES_RECORD_EVERY_S has passed, then the rest with ``finish``. Each write is one transaction
-    (``do_record_series``), written again if the database blinks; what it recorded stays recorded whatever happens to
-    the rest of the series."""
-
-    def __init__(self, held: _HeldSeries) -> None:
-        self.series, self.what = held.series, held.what
+    def __init__(self, job: _Job) -> None:
+        self.claimed, self.what = job.claimed, job.what
         self.pending: list[MatchResult] = []
-        self.written = 0  # games of ``series.games`` already handed to do_record_series
+        self.written = 0  # games of ``claimed.games`` already handed to do_record_series
         self.recorded: list[int] = []
         self.started = self.last_write = time.monotonic()
 
@@ -407,18 +300,20 @@ class _SeriesRecorder:
         """Keep the game; False (stop after it) once its slice is spent and another owner's placement waits."""
         assert index == self.written + len(self.pending), "the runner reports the games in order"
         self.pending.append(result)
-        if time.monotonic() - self.last_write >= SERIES_RECORD_EVERY_S:
+        last = index + 1 >= len(self.claimed.games)
+        if not last and time.monotonic() - self.last_write >= SERIES_RECORD_EVERY_S:
             self.write()
-        return not self._should_yield(index)
+        return last or not self._should_yield()
 
-    def _should_yield(self, index: int) -> bool:
+    def _should_yield(self) -> bool:
         """Time-slicing between owners: a series that has run SERIES_SLICE_SECONDS gives its worker up between two
         games when another owner's placement is waiting (its rest is rescheduled, fresh processes, no fault), so a slow
         bot's long series is slow for its own owner only. A lookup a game, only once the slice is spent."""
-        if index + 1 >= len(self.series.games) or time.monotonic() - self.started < settings.SERIES_SLICE_SECONDS:
+        series_id = self.claimed.series_id
+        if series_id is None or time.monotonic() - self.started < settings.SERIES_SLICE_SECONDS:
             return False
         try:
-            return others_placement_waiting(self.series.series_id)
+            return others_placement_waiting(series_id)
         except DATABASE_ERRORS as error:  # (the series plays on; the recording will retry the database)
             log.warning("%s: could not look for waiting placements: %s", self.what, _describe(error))
             return False
@@ -431,57 +326,60 @@ class _SeriesRecorder:
         results, first = self.pending, self.written
         if not results and not unplayed:
             return
-        first_id = self.series.games[first].match_id if results else self.series.games[0].match_id
+        first_id = self.claimed.games[first].match_id if results else self.claimed.games[0].match_id
         faults.before_record(first_id)
 
         def record() -> list[int]:
             with faults.while_recording(first_id):
-                return do_record_series(self.series, results, unplayed, first=first)
+                return do_record_series(self.claimed, results, unplayed, first=first)
 
         self.recorded += _with_database_retries(self.what, record)
         self.pending, self.written = [], first + len(results)
         self.last_write = time.monotonic()
 
 
-def _play_and_record_series(task: AnyTask, held: _HeldSeries, chain: _Chain) -> _Held | _HeldSeries | None:
-    """Play a claimed series, recording its games as they finish (``_SeriesRecorder``), as ``_play_and_record`` does
-    a match. A fault ends the series: the games it did not play are rescheduled (``do_record_series``). Should the
-    task fail before the end (its time limit, the sandbox, the database), the games already recorded stay so and only
-    the others are handed back."""
-    series, what = held.series, held.what
-    first = series.games[0].match_id
-    following: _Held | _HeldSeries | None = None
-    recorder = _SeriesRecorder(held)
+def _play_and_record(task: AnyTask, job: _Job, chain: _Chain) -> _Job | None:
+    """Play a claimed job, recording its games as they finish (``_Recorder``); claims the chain's next job (its bots
+    start) before the last write and returns it. A bot's misbehaviour is a result, and a fault ends a series: the
+    games it did not play are rescheduled (``do_record_series``). An infrastructure error (the task's time limit, the
+    sandbox, the database) releases the games not recorded yet for a retry after a back-off; the games recorded stay
+    so. A bug fails them at once, with the reason."""
+    claimed, what = job.claimed, job.what
+    following: _Job | None = None
+    recorder = _Recorder(job)
     try:
         try:
-            result = held.play(recorder)
+            result = job.play(recorder)
+            unplayed = claimed.match_ids[len(result.games) :]
             following = chain.next()
-            unplayed = [game.match_id for game in series.games[len(result.games) :]]
             recorder.finish(unplayed)
         finally:
-            held.let_go()
+            job.let_go()
             # Recording deleted the recorded games' live rows; the rest (a game cut short, or none recorded) go here.
-            if left := [game.match_id for game in series.games if game.match_id not in recorder.recorded]:
+            if left := [match_id for match_id in claimed.match_ids if match_id not in recorder.recorded]:
                 live.clear(*left)
+        lost = len(result.games) - len(recorder.recorded)
         log.info(
-            "%s: %d games recorded, %d rescheduled; bots restarted between games: %s",
+            "%s: %d games recorded, %d rescheduled; bots restarted between games: %s%s",
             what,
             len(recorder.recorded),
             len(unplayed),
             result.restarts,
+            f"; {lost} not recorded: this worker lost its claim" if lost else "",
         )
     except INFRASTRUCTURE_ERRORS as error:
-        _hand_back(following, f"the series before it in the worker's chain failed ({_describe(error)})")
+        _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.warning("%s: attempt failed after %d games recorded: %s", what, len(recorder.recorded), _describe(error))
         try:
-            held.release(_describe(error))
+            job.release(_describe(error))
         except DATABASE_ERRORS as again:
-            raise _retry_task(task, again, first, claim_token=held.token) from error
+            # Not even the release could be written: retry this task, which may take back its own claim at once.
+            raise _retry_task(task, again, claimed.games[0].match_id, claim_token=job.token) from error
         return None
     except Exception as error:
-        _hand_back(following, f"the series before it in the worker's chain failed ({_describe(error)})")
+        _hand_back(following, f"the match before it in the worker's chain failed ({_describe(error)})")
         log.exception("%s: failed", what)
-        held.fail(f"{_describe(error)} (not retried: not an infrastructure error)")
+        job.fail(f"{_describe(error)} (not retried: not an infrastructure error)")
         raise
     return following
 

@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import logging
-import random
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from games.registry import GAMES
 from league.models import Bot, BotVersion, Match, Seat
 from league.reasons import public_reason
-from league.services import outbox, worker_budget
+from league.services import leases, outbox, worker_budget
 from league.services.bots import do_record_validation
 from league.services.errors import HOUR
-from league.services.requeue import SWEEP_BATCH, resend_lost
-
-log = logging.getLogger(__name__)
 
 
 def do_create_match(
@@ -52,28 +47,75 @@ def do_create_match(
 
 
 # ----- claims: which worker runs a match or a validation, and for how long -----------------------------------
-# A claim is a lease (docs/operations.md, Reliability): one conditional UPDATE takes a row that is waiting, or whose
-# worker's lease ran out (that worker died), and stamps it with a fresh token. The worker renews the lease while it
-# plays and records its result only under its token, so a worker presumed dead cannot overwrite the re-run.
+# A claim is a lease (league/services/leases.py, the same rules for every kind of queued work): matches wait
+# ``queued`` and are held ``running``; a version waits and is held ``pending``, held while its lease runs.
 
 
-def _lease_until(now: datetime) -> datetime:
-    return now + timedelta(seconds=settings.MATCH_STALE_SECONDS)
+class _Matches(leases.Queue[Match]):
+    model = Match
+    task = outbox.RUN_MATCH_TASK
+    noun, plural, working = "match", "matches", "running"
+
+    def waiting(self) -> Q:
+        return Q(status=Match.Status.QUEUED)
+
+    def holding(self) -> Q:
+        return Q(status=Match.Status.RUNNING)
+
+    def lapsed(self, now: datetime) -> Q:
+        # (or, claimed before leases existed, claimed longer than a lease ago)
+        stale = now - timedelta(seconds=settings.MATCH_STALE_SECONDS)
+        return self.holding() & (Q(lease_until__lt=now) | Q(lease_until__isnull=True, claimed_at__lt=stale))
+
+    def claimed_fields(self, now: datetime, worker: str) -> dict[str, Any]:
+        return {"status": Match.Status.RUNNING, "claimed_by": worker[:200], "claimed_at": now}
+
+    def waiting_fields(self) -> dict[str, Any]:
+        return {"status": Match.Status.QUEUED, "claimed_by": "", "claimed_at": None}
+
+    def noted(self, row: Match, error: str) -> dict[str, Any]:
+        return {"error": error[-2000:]}
+
+    def last_error(self, row: Match) -> str:
+        return row.error
+
+    def end(self, row: Match, reason: str) -> None:
+        row.status, row.finished_at, row.error = Match.Status.FAILED, timezone.now(), reason[-2000:]
+        row.claim_token, row.lease_until = "", None
+        row.save(update_fields=["status", "finished_at", "error", "claim_token", "lease_until"])
+        tournament_game_over(row)
 
 
-def retry_delay(attempts: int) -> float:
-    """The back-off before attempt ``attempts + 1`` after an infrastructure failure: MATCH_RETRY_SECONDS doubled per
-    attempt, capped at MATCH_RETRY_MAX_SECONDS, less up to a quarter at random so that retries spread out."""
-    delay = min(settings.MATCH_RETRY_MAX_SECONDS, settings.MATCH_RETRY_SECONDS * 2 ** max(0, attempts - 1))
-    return float(delay * random.uniform(0.75, 1.0))
+class _Versions(leases.Queue[BotVersion]):
+    model = BotVersion
+    task = outbox.VALIDATE_VERSION_TASK
+    noun, plural, working = "version", "versions", "validating"
+    backoff_after_lapse = False
+
+    def waiting(self) -> Q:
+        return Q(status=BotVersion.Status.PENDING, lease_until__isnull=True)
+
+    def holding(self) -> Q:
+        return Q(status=BotVersion.Status.PENDING)
+
+    def noted(self, row: BotVersion, error: str) -> dict[str, Any]:
+        return {"validation_log": public_reason(f"Attempt {row.attempts} failed: {error}")}
+
+    def last_error(self, row: BotVersion) -> str:
+        return row.validation_log
+
+    def gave_up_text(self, attempts: int, last: str) -> str:
+        return (
+            f"The league could not validate this version after {attempts} attempts: its workers failed or stopped "
+            f"answering (the last: {last}). Please upload it again."
+        )
+
+    def end(self, row: BotVersion, reason: str) -> None:
+        do_record_validation(row.pk, False, reason, row.validation_stderr, claim_token=row.claim_token)
 
 
-def _lapsed_match(now: datetime) -> Q:
-    """Running under a lease that ran out (or, claimed before leases existed, claimed longer than a lease ago)."""
-    return Q(status=Match.Status.RUNNING) & (
-        Q(lease_until__lt=now)
-        | Q(lease_until__isnull=True, claimed_at__lt=now - timedelta(seconds=settings.MATCH_STALE_SECONDS))
-    )
+MATCHES = _Matches()
+VERSIONS = _Versions()
 
 
 @dataclass(frozen=True)
@@ -88,98 +130,100 @@ class ClaimedSeat:
 
 
 @dataclass(frozen=True)
-class ClaimedMatch:
-    """A match a worker holds under ``claim_token`` until ``lease_until`` (renewed while it plays): what to play."""
-
+class ClaimedGame:
     match_id: int
+    seed: int
+    options: dict[str, Any]
+    attempts: int  # this claim's attempt at the game
+
+
+@dataclass(frozen=True)
+class ClaimedSeries:
+    """What a worker holds under ``claim_token`` until ``lease_until`` (renewed while it plays): the games of a series
+    still to play, in play order, or a lone match — a series of one (``series_id`` None) — and the seats they share."""
+
+    series_id: int | None
     claim_token: str
     claimed_by: str
     claimed_at: datetime
     lease_until: datetime
-    attempts: int
     game: str
-    seed: int
-    options: dict[str, Any]
     time_control: dict[str, int]
+    games: tuple[ClaimedGame, ...]
     seats: tuple[ClaimedSeat, ...]
 
+    @property
+    def attempts(self) -> int:
+        """Which attempt this is (at the most tried of its games)."""
+        return max(game.attempts for game in self.games)
 
-class Claim(NamedTuple):
-    token: str
-    claimed: int
-    at: datetime
-    lease_until: datetime
-
-
-def claim_matches(which: Q, worker: str, claim_token: str | None) -> Claim:
-    """The one claiming UPDATE (a match, or every game of a series): the matches in ``which`` that are queued, under
-    a lease that ran out, or held under ``claim_token`` become this worker's under a new token, each claim an
-    attempt. Returns the new token, how many were claimed, when, and until when the lease runs."""
-    now = timezone.now()
-    token = secrets.token_hex(16)
-    claimable = Q(status=Match.Status.QUEUED) | _lapsed_match(now)
-    if claim_token:
-        claimable |= Q(status=Match.Status.RUNNING, claim_token=claim_token)
-    lease_until = _lease_until(now)
-    claimed = Match.objects.filter(claimable, which).update(
-        status=Match.Status.RUNNING,
-        claim_token=token,
-        claimed_by=worker[:200],
-        claimed_at=now,
-        lease_until=lease_until,
-        attempts=F("attempts") + 1,
-    )
-    return Claim(token, claimed, now, lease_until)
+    @property
+    def match_ids(self) -> list[int]:
+        return [game.match_id for game in self.games]
 
 
-def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedMatch | None:
-    """Claim a match for this worker; None when there is nothing for it to do.
-
-    One conditional UPDATE, so of two deliveries exactly one wins. The match must be queued, or running under a
-    lease that ran out (its worker died), or held under ``claim_token`` (this worker's own retry). Every claim counts
-    as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match, with the last reason, instead."""
-    claim = claim_matches(Q(pk=match_id), worker, claim_token)
-    if claim.claimed != 1:
+def claim_games(
+    which: Q, worker: str = "", claim_token: str | None = None, series_id: int | None = None
+) -> ClaimedSeries | None:
+    """The one claim of games to play (a lone match, or a series' games still to play: ``series_id``): one UPDATE,
+    one token (``leases.claim``). None when there is nothing to play: nothing was claimable, a game claimed beyond
+    MATCH_MAX_ATTEMPTS fails instead, and a placement or challenge game whose owner's worker time is spent goes back
+    to wait (``worker_budget``; not for ``claim_token``, this worker's own retry)."""
+    claim = leases.claim(MATCHES, which, worker, claim_token)
+    if not claim.claimed:
         return None
-    token = claim.token
-    # One query for the match and what the worker needs to play it: its seats, their versions, bots and owners (not
-    # the archives: up to 1 MiB a seat, unpacked once per machine).
+    mine = Match.objects.filter(which, status=Match.Status.RUNNING, claim_token=claim.token)
+    # One query for the games and what the worker needs to play them: their seats, versions, bots and owners (not the
+    # archives: up to 1 MiB a seat, unpacked once per machine).
     seats = list(
-        Seat.objects.filter(match_id=match_id)
+        Seat.objects.filter(match__in=mine.values("pk"))
         .select_related("match", "bot_version__bot__owner")
         .defer("bot_version__archive", "match__replay_data")
-        .order_by("number")
+        .order_by("match_id", "number")
     )
-    match = seats[0].match if seats else Match.objects.get(pk=match_id)
-    if claim_token is None and worker_budget.release_if_spent(Q(pk=match_id), match.kind, token):
-        return None  # a challenge game of an owner whose worker time is spent: it waits
-    if match.attempts > settings.MATCH_MAX_ATTEMPTS:
-        last = match.error or "its worker stopped answering (killed, or its lease ran out)"
-        do_fail_match(match_id, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
+    if not seats:
         return None
-    return ClaimedMatch(
-        match_id=match.pk,
-        claim_token=token,
-        claimed_by=match.claimed_by,
+    matches = list({seat.match_id: seat.match for seat in seats}.values())
+    if claim_token is None:
+        retry_at = worker_budget.spent_until(mine, matches[0].kind)
+        if retry_at is not None:
+            leases.requeue_untried(MATCHES, mine, retry_at)
+            return None
+    playable = [match for match in matches if not leases.gave_up(MATCHES, match)]
+    if not playable:
+        return None
+    first = playable[0]
+    return ClaimedSeries(
+        series_id=series_id,
+        claim_token=claim.token,
+        claimed_by=worker[:200],
         claimed_at=claim.at,
         lease_until=claim.lease_until,
-        attempts=match.attempts,
-        game=match.game,
-        seed=match.seed,
-        options=dict(match.options),
-        time_control=dict(match.time_control),
+        game=first.game,
+        time_control=dict(first.time_control),
+        games=tuple(ClaimedGame(match.pk, match.seed, dict(match.options), match.attempts) for match in playable),
         seats=tuple(
             ClaimedSeat(seat.number, seat.bot_version_id, seat.bot_version.label, seat.bot_version.builtin)
             for seat in seats
+            if seat.match_id == first.pk
         ),
     )
+
+
+def do_claim_match(match_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
+    """Claim one match for this worker, a series of one (``claim_games``); None when there is nothing for it to do.
+
+    The match must be queued, or running under a lease that ran out (its worker died), or held under ``claim_token``
+    (this worker's own retry). Every claim counts as an attempt; a claim beyond MATCH_MAX_ATTEMPTS fails the match,
+    with the last reason, instead."""
+    return claim_games(Q(pk=match_id), worker, claim_token)
 
 
 # How many of the longest-waiting due matches ``do_claim_next_match`` tries before giving up (others may take them).
 CLAIM_NEXT_CANDIDATES = 4
 
 
-def do_claim_next_match(worker: str = "") -> ClaimedMatch | None:
+def do_claim_next_match(worker: str = "") -> ClaimedSeries | None:
     """Claim the queued match that has waited longest and is due (not backing off after a failure), as
     ``do_claim_match`` does; None when there is none, or other workers took them first.
 
@@ -198,110 +242,44 @@ def do_claim_next_match(worker: str = "") -> ClaimedMatch | None:
 
 def do_renew_lease(match_id: int, claim_token: str) -> bool:
     """Extend this worker's lease on a match it is playing; False when the claim is no longer its own."""
-    return (
-        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, claim_token=claim_token).update(
-            lease_until=_lease_until(timezone.now())
-        )
-        == 1
-    )
+    return leases.renew(MATCHES, Q(pk=match_id), claim_token) == 1
+
+
+def do_renew_claim(claimed: ClaimedSeries) -> bool:
+    """Extend this worker's lease on the games it claimed; False when it holds none of them any more."""
+    return bool(leases.renew(MATCHES, Q(pk__in=claimed.match_ids), claimed.claim_token))
 
 
 def do_release_match(match_id: int, error: str, claim_token: str | None = None) -> Match:
     """An attempt failed for a reason outside the bots (infrastructure): queue the match again after a back-off
-    (``retry_delay``), or fail it for good after MATCH_MAX_ATTEMPTS. Nothing happens if the claim is not
-    ``claim_token`` any more (when given) or the match is not running."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
-            return match
-        _release(match, error)
-    return match
-
-
-def _release(match: Match, error: str) -> None:
-    """(Under the match's row lock.)"""
-    now = timezone.now()
-    match.error = error[-2000:]
-    match.claim_token, match.lease_until = "", None
-    if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
-        match.status = Match.Status.FAILED
-        match.finished_at = now
-        match.error = f"gave up after {match.attempts} attempts; the last: {match.error}"[-2000:]
-        tournament_game_over(match)
-    else:
-        delay = retry_delay(match.attempts)
-        match.status = Match.Status.QUEUED
-        match.claimed_at = None
-        match.enqueued_at = now + timedelta(seconds=delay)
-        outbox.enqueue_later(outbox.RUN_MATCH_TASK, match.pk, delay)
-    match.save(
-        update_fields=["status", "error", "finished_at", "claimed_at", "claim_token", "lease_until", "enqueued_at"]
-    )
+    (``leases.retry_delay``), or fail it for good after MATCH_MAX_ATTEMPTS. Nothing happens if the claim is not
+    ``claim_token`` any more (when given) or the match is not running. Returns the match as it is now."""
+    leases.release(MATCHES, match_id, error, claim_token)
+    return Match.objects.get(pk=match_id)
 
 
 def do_fail_match(match_id: int, reason: str, claim_token: str | None = None) -> bool:
     """Fail a running match at once, with the reason (not retried: a bug, or attempts exhausted). False when the
     claim is not ``claim_token`` any more (when given) or the match is not running."""
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status != Match.Status.RUNNING or (claim_token is not None and match.claim_token != claim_token):
-            return False
-        match.status, match.finished_at, match.error = Match.Status.FAILED, timezone.now(), reason[-2000:]
-        match.claim_token, match.lease_until = "", None
-        match.save(update_fields=["status", "finished_at", "error", "claim_token", "lease_until"])
-        tournament_game_over(match)
-    return True
+    return leases.fail(MATCHES, match_id, reason, claim_token)
 
 
 def do_requeue_stale_matches() -> list[int]:
-    """The sweeper (Celery beat, every MATCH_SWEEP_SECONDS) puts back what dead workers and lost messages left.
-
-    - A running match whose lease ran out (its worker died: killed, out of memory, machine gone) is queued again,
-      or failed after MATCH_MAX_ATTEMPTS.
-    - A queued match whose last message is older than MATCH_RESEND_SECONDS is sent again: the broker may have lost
-      it (a Redis restarted without persistence keeps nothing). If it was not lost, the duplicate finds nothing to
-      claim. Likewise ``validate_version`` for pending versions (``do_resend_lost_validations``).
+    """The sweeper's round for matches (``leases.sweep``): a running match whose lease ran out (its worker died:
+    killed, out of memory, machine gone) is queued again after the back-off, or failed after MATCH_MAX_ATTEMPTS; a
+    queued match whose last message is older than MATCH_RESEND_SECONDS is sent again (the broker may have lost it).
     Returns the ids of the matches re-queued or sent again."""
-    now = timezone.now()
-    swept = []
-    for match_id in Match.objects.filter(_lapsed_match(now)).values_list("pk", flat=True)[:SWEEP_BATCH]:
-        with transaction.atomic():
-            match = Match.objects.select_for_update().filter(_lapsed_match(now), pk=match_id).first()
-            if match is not None:  # (re-checked under the lock: its worker may have just finished it)
-                who = f" ({match.claimed_by})" if match.claimed_by else ""
-                _release(match, f"the worker running this match{who} stopped answering: its lease ran out")
-                swept.append(match_id)
-    cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
-    lost = Match.objects.filter(status=Match.Status.QUEUED, enqueued_at__lt=cutoff).order_by("enqueued_at")
-    swept += resend_lost(lost, outbox.RUN_MATCH_TASK, now)
-    if swept:
-        log.info("sweeper: sent %d matches again: %s", len(swept), swept[:20])
-    return swept
+    return leases.sweep(MATCHES)
 
 
 def do_claim_version(version_id: int, worker: str = "", claim_token: str | None = None) -> BotVersion | None:
-    """Claim a pending version for validation (like ``do_claim_match``): None when it is validated already or another
-    live worker holds it. After MATCH_MAX_ATTEMPTS claims it is rejected, saying that the league could not run it."""
-    now = timezone.now()
-    token = secrets.token_hex(16)
-    free = Q(lease_until__isnull=True) | Q(lease_until__lt=now)
-    if claim_token:
-        free |= Q(claim_token=claim_token)
-    claimed = BotVersion.objects.filter(free, pk=version_id, status=BotVersion.Status.PENDING).update(
-        claim_token=token, lease_until=_lease_until(now), attempts=F("attempts") + 1
-    )
-    if claimed != 1:
+    """Claim a pending version for validation (``leases.claim``): None when it is validated already or another live
+    worker holds it. A claim beyond MATCH_MAX_ATTEMPTS rejects it, saying that the league could not run it."""
+    claim = leases.claim(VERSIONS, Q(pk=version_id), worker, claim_token)
+    if claim.claimed != 1:
         return None
     version = BotVersion.objects.select_related("bot").get(pk=version_id)
-    if version.attempts > settings.MATCH_MAX_ATTEMPTS:
-        do_record_validation(
-            version_id,
-            False,
-            f"The league could not validate this version after {settings.MATCH_MAX_ATTEMPTS} attempts: its workers "
-            f"failed or stopped answering (the last: {version.validation_log or 'no answer'}). Please upload it again.",
-            version.validation_stderr,
-            claim_token=token,
-        )
+    if leases.gave_up(VERSIONS, version):
         return None
     return version
 
@@ -350,43 +328,20 @@ def fair_validation_order(now: datetime, limit: int) -> list[int]:
 
 
 def do_renew_version_lease(version_id: int, claim_token: str) -> bool:
-    return (
-        BotVersion.objects.filter(pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token).update(
-            lease_until=_lease_until(timezone.now())
-        )
-        == 1
-    )
+    return leases.renew(VERSIONS, Q(pk=version_id), claim_token) == 1
 
 
 def do_release_version(version_id: int, error: str, claim_token: str) -> bool:
-    """A validation failed for the infrastructure: validate it again after a back-off (the claim beyond
-    MATCH_MAX_ATTEMPTS rejects it). False when the claim is not ``claim_token`` any more."""
-    with transaction.atomic():
-        version = (
-            BotVersion.objects.select_for_update()
-            .filter(pk=version_id, status=BotVersion.Status.PENDING, claim_token=claim_token)
-            .first()
-        )
-        if version is None:
-            return False
-        delay = retry_delay(version.attempts)
-        version.claim_token, version.lease_until = "", None
-        version.enqueued_at = timezone.now() + timedelta(seconds=delay)
-        version.validation_log = public_reason(f"Attempt {version.attempts} failed: {error}")
-        version.save(update_fields=["claim_token", "lease_until", "enqueued_at", "validation_log"])
-        outbox.enqueue_later(outbox.VALIDATE_VERSION_TASK, version_id, delay)
-    return True
+    """A validation failed for the infrastructure: validate it again after a back-off, or reject it after
+    MATCH_MAX_ATTEMPTS (``leases.release``). False when the claim is not ``claim_token`` any more."""
+    return leases.release(VERSIONS, version_id, error, claim_token)
 
 
 def do_resend_lost_validations() -> list[int]:
-    """The sweeper's part for validations: a pending version whose worker died (lease ran out) or whose message is
-    older than MATCH_RESEND_SECONDS is sent again (``do_claim_version`` makes a duplicate harmless)."""
-    now = timezone.now()
-    cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
-    free = Q(lease_until__isnull=True) | Q(lease_until__lt=now)
-    lost = Q(lease_until__lt=now, enqueued_at__lt=F("lease_until")) | (free & Q(enqueued_at__lt=cutoff))
-    pending = BotVersion.objects.filter(lost, status=BotVersion.Status.PENDING)
-    return resend_lost(pending, outbox.VALIDATE_VERSION_TASK, now)
+    """The sweeper's round for validations (``leases.sweep``): a pending version whose worker died (lease ran out) is
+    validated again at once, or rejected after MATCH_MAX_ATTEMPTS; one whose message is older than
+    MATCH_RESEND_SECONDS is sent again (``do_claim_version`` makes a duplicate harmless)."""
+    return leases.sweep(VERSIONS)
 
 
 def tournament_game_over(match: Match) -> None:

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Q
@@ -27,16 +25,15 @@ from django.utils import timezone
 from bots.results import MatchResult
 from games.registry import GAMES
 from league.models import Bot, BotVersion, Match, MatchSeries, Seat
-from league.services import outbox, worker_budget
+from league.services import leases, outbox, worker_budget
 from league.services.errors import HOUR
-from league.services.matches import ClaimedSeat, _lease_until, claim_matches, do_fail_match
+from league.services.matches import MATCHES, ClaimedSeries, claim_games, do_claim_match
 from league.services.recording import (
     REFUSED_VALUE_ERRORS,
     PlayedGame,
     record_games_isolated,
     record_games_locked,
 )
-from league.services.requeue import requeue_untried
 
 log = logging.getLogger(__name__)
 
@@ -80,74 +77,29 @@ def do_create_series(
     return series
 
 
-@dataclass(frozen=True)
-class ClaimedGame:
-    match_id: int
-    seed: int
-    options: dict[str, object]
-
-
-@dataclass(frozen=True)
-class ClaimedSeries:
-    """The games of a series a worker holds under one ``claim_token``, in play order, with the seats they share."""
-
-    series_id: int
-    claim_token: str
-    game: str
-    time_control: dict[str, int]
-    games: tuple[ClaimedGame, ...]
-    seats: tuple[ClaimedSeat, ...]
-
-
 def series_of(match_id: int) -> int | None:
     """The series of a match, None for a single match."""
     return Match.objects.filter(pk=match_id).values_list("series_id", flat=True).first()
 
 
+def do_claim_work(match_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
+    """What a ``run_match`` message for ``match_id`` claims: a lone match (a series of one), or the whole series of a
+    game of a series (the first delivery of a placement series' message: the fairest placement series,
+    ``do_claim_fairest_series``). ``claim_token``: a retry of this worker's own claim. None: nothing to do."""
+    series_id = series_of(match_id)
+    if series_id is None:
+        return do_claim_match(match_id, worker, claim_token)
+    if claim_token is None:
+        return do_claim_fairest_series(series_id, worker)
+    return do_claim_series(series_id, worker, claim_token)
+
+
 def do_claim_series(series_id: int, worker: str = "", claim_token: str | None = None) -> ClaimedSeries | None:
     """Claim every game of the series still to play (queued, or under a lapsed lease, or this worker's own claim):
-    one UPDATE, one token. None when nothing is left. A game claimed beyond MATCH_MAX_ATTEMPTS fails instead. A
-    placement or challenge series whose owner's worker time is spent is not claimed: it waits (``worker_budget``)."""
-    token, claimed, _at, _lease = claim_matches(Q(series_id=series_id), worker, claim_token)
-    if not claimed:
-        return None
-    matches = list(
-        Match.objects.filter(series_id=series_id, claim_token=token, status=Match.Status.RUNNING)
-        .defer("replay_data")
-        .order_by("pk")
-    )
-    if (
-        claim_token is None
-        and matches
-        and worker_budget.release_if_spent(Q(series_id=series_id), matches[0].kind, token)
-    ):
-        return None
-    playable = []
-    for match in matches:
-        if match.attempts > settings.MATCH_MAX_ATTEMPTS:
-            last = match.error or "its worker stopped answering (killed, or its lease ran out)"
-            do_fail_match(match.pk, f"gave up after {settings.MATCH_MAX_ATTEMPTS} attempts; the last: {last}", token)
-        else:
-            playable.append(match)
-    if not playable:
-        return None
-    seats = list(
-        Seat.objects.filter(match_id=playable[0].pk)
-        .select_related("bot_version__bot__owner")
-        .defer("bot_version__archive")
-        .order_by("number")
-    )
-    return ClaimedSeries(
-        series_id=series_id,
-        claim_token=token,
-        game=playable[0].game,
-        time_control=dict(playable[0].time_control),
-        games=tuple(ClaimedGame(match.pk, match.seed, dict(match.options)) for match in playable),
-        seats=tuple(
-            ClaimedSeat(seat.number, seat.bot_version_id, seat.bot_version.label, seat.bot_version.builtin)
-            for seat in seats
-        ),
-    )
+    one UPDATE, one token (``matches.claim_games``). None when nothing is left. A game claimed beyond
+    MATCH_MAX_ATTEMPTS fails instead. A placement or challenge series whose owner's worker time is spent is not
+    claimed: it waits (``worker_budget``)."""
+    return claim_games(Q(series_id=series_id), worker, claim_token, series_id=series_id)
 
 
 def do_claim_fairest_series(series_id: int, worker: str = "") -> ClaimedSeries | None:
@@ -236,15 +188,6 @@ def others_placement_waiting(series_id: int) -> bool:
     return any(owner_of.get(other) != mine for other in waiting if other != series_id)
 
 
-def do_renew_series_lease(series_id: int, claim_token: str) -> bool:
-    """Extend this worker's lease on the series' games it holds; False when it holds none any more."""
-    return bool(
-        Match.objects.filter(series_id=series_id, status=Match.Status.RUNNING, claim_token=claim_token).update(
-            lease_until=_lease_until(timezone.now())
-        )
-    )
-
-
 def do_record_series(
     series: ClaimedSeries, results: Sequence[MatchResult], unplayed: list[int] | None = None, *, first: int = 0
 ) -> list[int]:
@@ -295,9 +238,10 @@ def _record_series(
         else:
             record_games_locked(games)
         recorded = [game.match.pk for game in games]
-        if unplayed:
-            _requeue_unplayed(series, unplayed)
-        _after_placement_if_over(series.series_id)
+        if series.series_id is not None:  # (a lone match is a series of one: nothing to reschedule)
+            if unplayed:
+                _requeue_unplayed(series.series_id, series.claim_token, unplayed)
+            _after_placement_if_over(series.series_id)
     return recorded
 
 
@@ -313,14 +257,14 @@ def _after_placement_if_over(series_id: int) -> None:
         transaction.on_commit(lambda: placement.after_placement(game))
 
 
-def _requeue_unplayed(series: ClaimedSeries, match_ids: list[int]) -> None:
+def _requeue_unplayed(series_id: int, claim_token: str, match_ids: list[int]) -> None:
     """(In the recording transaction.) A fault ended the series, or its worker yielded to a fairer claim: its unplayed
     games get a new series of their own, so fresh processes play them; their attempt is not counted against them (the
     fault was a bot's, the yield the league's, not theirs)."""
-    old = MatchSeries.objects.get(pk=series.series_id)
+    old = MatchSeries.objects.get(pk=series_id)
     fresh = MatchSeries.objects.create(game=old.game, placing_version_id=old.placing_version_id)
-    held = Match.objects.filter(pk__in=match_ids, status=Match.Status.RUNNING, claim_token=series.claim_token)
-    moved = requeue_untried(held, timezone.now(), series=fresh)
+    held = leases.held(MATCHES, Q(pk__in=match_ids), claim_token)
+    moved = leases.requeue_untried(MATCHES, held, timezone.now(), series=fresh)
     if moved:
         outbox.enqueue(outbox.RUN_MATCH_TASK, min(match_ids))
         log.info(

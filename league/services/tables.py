@@ -34,7 +34,7 @@ from league.bot_status import ordinal
 from league.ids import parse_id
 from league.models import Bot, BotVersion, Match, Table
 from league.queries import leaderboard, not_ranked
-from league.services import changes, outbox, worker_budget
+from league.services import changes, leases, outbox, worker_budget
 from league.services.bots import do_register_builtin_bots
 from league.services.errors import (
     ActionBreaksEngine,
@@ -59,8 +59,6 @@ from league.services.errors import (
     UnknownBot,
     UnknownGame,
 )
-from league.services.matches import retry_delay
-from league.services.requeue import SWEEP_BATCH, resend_lost
 from league.services.table_seating import check_seatable, on_the_ladder, seatable, still_seatable
 
 log = logging.getLogger(__name__)
@@ -110,7 +108,7 @@ def do_create_table(person: Person, game_id: object, players: object, bot_ids: o
     game = get_game(game_id)
     if not is_int(players) or not game.min_players <= players <= game.max_players:
         raise TableSize(title=game.title, min_players=game.min_players, max_players=game.max_players)
-    _end_lapsed_tables()
+    leases.release_lapsed(TABLES)  # (a place frees without waiting for beat)
     if Table.objects.filter(owner_id=person.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]).exists():
         raise TableInProgress()
     worker_budget.check_budget(person, "a new table")  # (the person who opens it: their bots' use counts)
@@ -173,9 +171,10 @@ def do_claim_table(table_id: int) -> Table | None:
     """A message for table ``table_id`` arrived: start the oldest due queued table (not necessarily this one) if fewer
     than HUMAN_TABLES_MAX run. None when there is nothing to start; ``TablesFull`` when ``table_id`` must wait.
 
-    Tables whose bots can no longer be seated are cancelled, with the reason, and those claimed MATCH_MAX_ATTEMPTS
-    times already are failed, on the way to the one that starts. Each claim is an attempt, under a fresh token."""
-    _end_lapsed_tables()
+    Tables whose bots can no longer be seated are cancelled, with the reason, and those claimed beyond
+    MATCH_MAX_ATTEMPTS are failed (``leases.gave_up``), on the way to the one that starts. Each claim is an attempt,
+    under a fresh token (``leases.claim``)."""
+    leases.release_lapsed(TABLES)
     now = timezone.now()
     with transaction.atomic():
         # Every claimer locks the same rows (the queued and running tables, in id order), so two claims are serialised
@@ -196,32 +195,25 @@ def do_claim_table(table_id: int) -> Table | None:
             return None
         for _created, pk in waiting:
             table = Table.objects.get(pk=pk)
-            if _unplayable(table, now):
+            if _unseatable(table, now):
                 continue
-            token = secrets.token_hex(16)
-            Table.objects.filter(pk=pk).update(
-                status=Table.Status.RUNNING,
-                started_at=now,
-                lease_until=_lease(now),
-                claim_token=token,
-                attempts=table.attempts + 1,
-            )
-            return Table.objects.get(pk=pk)
+            if leases.claim(TABLES, Q(pk=pk)).claimed != 1:
+                continue
+            table = Table.objects.get(pk=pk)
+            if leases.gave_up(TABLES, table):
+                continue
+            return table
     return None
 
 
-def _unplayable(table: Table, now: datetime) -> bool:
-    """(Under the claim's lock.) Cancel a table whose bots cannot sit any more, fail one given up on: True if so."""
+def _unseatable(table: Table, now: datetime) -> bool:
+    """(Under the claim's lock.) Cancel a table whose bots cannot sit any more: True if so."""
     bot_seats = [seat for seat in table.seats if seat["kind"] != "person"]
     why = still_seatable([seat["bot_id"] for seat in bot_seats], [seat["version_id"] for seat in bot_seats])
-    if why is not None:
-        _end(table.pk, Table.Status.CANCELLED, f"{why}. Your game was not started: choose other bots.", now)
-        return True
-    if table.attempts >= settings.MATCH_MAX_ATTEMPTS:
-        last = table.error or "its worker stopped answering"
-        _end(table.pk, Table.Status.FAILED, f"gave up after {table.attempts} attempts; the last: {last}", now)
-        return True
-    return False
+    if why is None:
+        return False
+    _end(table.pk, Table.Status.CANCELLED, f"{why}. Your game was not started: choose other bots.", now)
+    return True
 
 
 def _end(table_id: int, status: str, error: str, now: datetime) -> None:
@@ -270,21 +262,74 @@ def do_cancel_table(person: Person, table_id: object) -> Table:
 
 
 # ----- the worker's side ------------------------------------------------------------------------------------------
-# A worker writes to its table only under the token of its claim: one presumed dead (its lease ran out, the table was
-# ended or given to another worker) changes nothing any more.
+# A table's claim is a lease (league/services/leases.py, as for matches): a worker writes to its table only under the
+# token of its claim, so one presumed dead (its lease ran out, the table was ended or given to another worker)
+# changes nothing any more.
+
+ABANDONED_TEXT = (
+    "The worker playing this game stopped at move {moves}, and a game cannot be resumed: the bots' programs kept their"
+    " own memory of it, which died with them. It is not counted anywhere (no result, no record); start a new one."
+)
+CANCELLED_TEXT = "You cancelled it before it started."
 
 
-def _lease(now: datetime) -> datetime:
-    return now + timedelta(seconds=settings.MATCH_STALE_SECONDS)
+class _Tables(leases.Queue[Table]):
+    """An attempt that ends without a result, nothing played yet (the person has only seen their first view, which the
+    same seed deals again), is queued again keeping its place in line (first in: ``created``), or failed after
+    MATCH_MAX_ATTEMPTS; with moves played it is abandoned, with a note for the page (ABANDONED_TEXT)."""
+
+    model = Table
+    task = outbox.PLAY_TABLE_TASK
+    noun, plural, working = "table", "tables", "playing"
+    backoff_after_lapse = False
+    resend_order = ("created", "pk")
+
+    def waiting(self) -> Q:
+        return Q(status=Table.Status.QUEUED)
+
+    def holding(self) -> Q:
+        return Q(status=Table.Status.RUNNING)
+
+    def claimed_fields(self, now: datetime, worker: str) -> dict[str, Any]:
+        return {"status": Table.Status.RUNNING, "started_at": now}
+
+    def waiting_fields(self) -> dict[str, Any]:
+        return {
+            "status": Table.Status.QUEUED,
+            "started_at": None,
+            "deadline": None,
+            "pending": None,
+            "pending_index": None,
+            "forfeited_at": None,
+        }
+
+    def noted(self, row: Table, error: str) -> dict[str, Any]:
+        return {"error": error[:2000]}
+
+    def last_error(self, row: Table) -> str:
+        return row.error
+
+    def unretryable(self, row: Table) -> str | None:
+        return ABANDONED_TEXT.format(moves=row.move_count) if row.move_count > 0 else None
+
+    def end(self, row: Table, reason: str) -> None:
+        _end(row.pk, Table.Status.FAILED, reason, timezone.now())
+
+    def after_release(self) -> None:
+        _pass_place_on()
+
+
+TABLES = _Tables()
 
 
 def _held(table_id: int, token: str) -> QuerySet[Table]:
-    return Table.objects.filter(pk=table_id, status=Table.Status.RUNNING, claim_token=token)
+    return leases.held(TABLES, Q(pk=table_id), token)
 
 
-def do_renew_table(table_id: int, token: str) -> None:
-    """The worker still plays it (called as it plays and while it waits for the person)."""
-    _held(table_id, token).update(lease_until=_lease(timezone.now()))
+def do_renew_table(table_id: int, token: str) -> bool:
+    """The worker still plays it (called as it plays and while it waits for the person); False when the claim is no
+    longer its own."""
+    return leases.renew(TABLES, Q(pk=table_id), token) == 1
 
 
 def do_record_moves(table_id: int, token: str, moves: list[dict[str, Any]]) -> None:
@@ -294,7 +339,9 @@ def do_record_moves(table_id: int, token: str, moves: list[dict[str, Any]]) -> N
     kept = [{"seat": m["seat"], "action": m["action"], "auto": bool(m["auto"])} for m in moves]
     now = timezone.now()
     with transaction.atomic():
-        _held(table_id, token).update(moves=kept, move_count=len(kept), deadline=None, lease_until=_lease(now))
+        _held(table_id, token).update(
+            moves=kept, move_count=len(kept), deadline=None, lease_until=leases.lease_end(now)
+        )
         _held(table_id, token).filter(pending_index__lt=len(kept)).update(pending=None, pending_index=None)
     changes.publish("table", table_id)  # the turn moved on: its watchers' views change
 
@@ -348,86 +395,20 @@ def do_finish_table(table_id: int, token: str, result: MatchResult) -> None:
 
 def do_fail_table(table_id: int, token: str, error: str) -> None:
     """A bug: the table fails at once, with the reason (not tried again)."""
-    if _held(table_id, token).exists():
-        _end(table_id, Table.Status.FAILED, error, timezone.now())
-    _pass_place_on()
+    leases.fail(TABLES, table_id, error, token)
 
 
 def do_release_table(table_id: int, token: str, error: str) -> None:
-    """The infrastructure failed this worker's attempt (``_release``): queued again after a back-off, or ended."""
-    with transaction.atomic():
-        table = _held(table_id, token).select_for_update().first()
-        if table is not None:
-            _release(table, error, retry_delay(table.attempts))
-    _pass_place_on()
-
-
-ABANDONED_TEXT = (
-    "The worker playing this game stopped at move {moves}, and a game cannot be resumed: the bots' programs kept their"
-    " own memory of it, which died with them. It is not counted anywhere (no result, no record); start a new one."
-)
-CANCELLED_TEXT = "You cancelled it before it started."
-
-
-def _release(table: Table, error: str, delay: float) -> None:
-    """(Under the table's row lock.) An attempt ended without a result. Nothing played yet (the person has only seen
-    their first view, which the same seed deals again): queued again, keeping its place in line, or failed after
-    MATCH_MAX_ATTEMPTS. Moves played: abandoned, with a note for the page (ABANDONED_TEXT)."""
-    now = timezone.now()
-    if table.move_count > 0:
-        _end(table.pk, Table.Status.FAILED, ABANDONED_TEXT.format(moves=table.move_count), now)
-    elif table.attempts >= settings.MATCH_MAX_ATTEMPTS:
-        _end(table.pk, Table.Status.FAILED, f"gave up after {table.attempts} attempts; the last: {error}", now)
-    else:
-        Table.objects.filter(pk=table.pk).update(
-            status=Table.Status.QUEUED,
-            started_at=None,
-            claim_token="",
-            lease_until=None,
-            deadline=None,
-            pending=None,
-            pending_index=None,
-            forfeited_at=None,
-            error=error[:2000],
-            enqueued_at=now + timedelta(seconds=delay),
-        )
-        outbox.enqueue_later(outbox.PLAY_TABLE_TASK, table.pk, delay)
-
-
-# ----- the sweeper ------------------------------------------------------------------------------------------------
-
-
-def _end_lapsed_tables() -> list[int]:
-    """Running tables whose worker stopped renewing its lease (it died): re-queued or abandoned (``_release``), so that
-    none holds a place forever. Also called before each claim and creation, so a place frees without waiting for beat.
-    """
-    now = timezone.now()
-    lapsed = Table.objects.filter(status=Table.Status.RUNNING, lease_until__lt=now)
-    ended = []
-    for table_id in lapsed.values_list("pk", flat=True)[:SWEEP_BATCH]:
-        with transaction.atomic():
-            table = lapsed.select_for_update().filter(pk=table_id).first()
-            if table is not None:  # (re-checked under the lock: its worker may have just renewed or finished it)
-                _release(table, "the worker playing it stopped answering: its lease ran out", 0)
-                ended.append(table_id)
-    if ended:
-        _pass_place_on()
-    return ended
+    """The infrastructure failed this worker's attempt: queued again after a back-off, or ended (``_Tables``)."""
+    leases.release(TABLES, table_id, error, token)
 
 
 def do_sweep_tables() -> list[int]:
-    """The sweeper's part for tables (beat's ``requeue_stale_matches``, every MATCH_SWEEP_SECONDS): tables whose worker
-    died are re-queued or abandoned (``_end_lapsed_tables``), and a queued table whose last message is older than
+    """The sweeper's round for tables (``leases.sweep``; beat's ``requeue_stale_matches``, every MATCH_SWEEP_SECONDS):
+    tables whose worker died are re-queued or abandoned, and a queued table whose last message is older than
     MATCH_RESEND_SECONDS is sent again (the broker lost it, or a worker died holding it; a duplicate is harmless).
     Returns the ids of the tables swept."""
-    swept = _end_lapsed_tables()
-    now = timezone.now()
-    cutoff = now - timedelta(seconds=settings.MATCH_RESEND_SECONDS)
-    lost = Table.objects.filter(status=Table.Status.QUEUED, enqueued_at__lt=cutoff).order_by("created", "pk")
-    swept += resend_lost(lost, outbox.PLAY_TABLE_TASK, now)
-    if swept:
-        log.info("sweeper: tables sent again or ended: %s", swept[:20])
-    return swept
+    return leases.sweep(TABLES)
 
 
 # ----- the person's side ------------------------------------------------------------------------------------------

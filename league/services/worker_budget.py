@@ -17,12 +17,11 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from league.models import Match
 from league.services.errors import HOUR, WorkerTimeRateLimited
-from league.services.requeue import requeue_untried
 
 log = logging.getLogger(__name__)
 
@@ -84,28 +83,24 @@ def free_at(owner_id: int, now: datetime | None = None) -> datetime | None:
     return now + HOUR  # (not reached: the running games' costs are dated now)
 
 
-def release_if_spent(which: Q, kind: str, claim_token: str, now: datetime | None = None) -> bool:
-    """(Just after a claim.) True, and the games of ``which`` held under ``claim_token`` go back to the queue to wait,
-    if they are placement or challenge games (``kind``) whose owner's worker time of the hour is spent: their
-    ``enqueued_at`` moves to when it frees (the lanes and the sweeper take them up from then), the attempt is not
-    counted. A challenge accepted under the budget is so held to it too. Staff are exempt. Other games cost no
-    query: the claim that just loaded them says their kind."""
+def spent_until(held: QuerySet[Match], kind: str, now: datetime | None = None) -> datetime | None:
+    """(Just after a claim.) If the games ``held`` are placement or challenge games (``kind``) whose owner's worker
+    time of the hour is spent, when it frees: the claimer puts them back to wait until then, their attempt not counted
+    (the lanes and the sweeper take them up from then). A challenge accepted under the budget is so held to it too.
+    Staff are exempt. Other games cost no query: the claim that just loaded them says their kind."""
     if kind == Match.Kind.PLACEMENT:
         owner_fields = (_PLACING_OWNER, "series__placing_version__bot__owner__is_staff")
     elif kind == Match.Kind.CHALLENGE:
         owner_fields = (_CHALLENGER, "challenges__owner__is_staff")
     else:
-        return False
-    held = Match.objects.filter(which, status=Match.Status.RUNNING, claim_token=claim_token)
+        return None
     row = held.values_list(*owner_fields).first()
     if row is None or row[0] is None or row[1]:
-        return False
+        return None
     retry_at = free_at(row[0], now)
-    if retry_at is None:
-        return False
-    requeue_untried(held, retry_at)
-    log.info("owner %s: worker time of the hour spent; their games wait until %s", row[0], retry_at)
-    return True
+    if retry_at is not None:
+        log.info("owner %s: worker time of the hour spent; their games wait until %s", row[0], retry_at)
+    return retry_at
 
 
 def check_budget(owner: AbstractBaseUser, what: str) -> None:
@@ -119,4 +114,4 @@ def check_budget(owner: AbstractBaseUser, what: str) -> None:
     raise WorkerTimeRateLimited(seconds=settings.FAIR_USE_WORKER_SECONDS_PER_HOUR, what=what, retry_at=retry_at)
 
 
-__all__ = ["budget_ms", "check_budget", "free_at", "release_if_spent", "spent_ms"]
+__all__ = ["budget_ms", "check_budget", "free_at", "spent_ms", "spent_until"]

@@ -17,6 +17,7 @@ from django.utils import timezone
 from league.models import BotVersion, Match, Rating, RatingChange
 from league.services import outbox
 from league.services.bots import do_create_bot, do_record_validation
+from league.services.leases import retry_delay
 from league.services.matches import (
     do_claim_match,
     do_claim_version,
@@ -27,7 +28,6 @@ from league.services.matches import (
     do_renew_lease,
     do_requeue_stale_matches,
     do_resend_lost_validations,
-    retry_delay,
 )
 from league.services.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
 from league.services.recording import do_record_match_result
@@ -144,7 +144,7 @@ def test_a_release_by_a_worker_that_lost_its_claim_changes_nothing(match) -> Non
 
 @override_settings(MATCH_RETRY_SECONDS=10, MATCH_RETRY_MAX_SECONDS=600)
 def test_the_back_off_doubles_per_attempt_up_to_its_cap() -> None:
-    with mock.patch("league.services.matches.random.uniform", return_value=1.0):
+    with mock.patch("league.services.leases.random.uniform", return_value=1.0):
         assert [retry_delay(n) for n in (1, 2, 3, 4, 8, 20)] == [10, 20, 40, 80, 600, 600]
     assert all(7.5 <= retry_delay(1) <= 10 for _ in range(50))
 

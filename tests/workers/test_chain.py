@@ -81,19 +81,23 @@ def test_sandboxed_bots_of_the_next_match_start_while_the_previous_one_is_record
     owner = versions[0].bot.owner
     uploaded = [league_bot(owner, f"example-{n}", source=EXAMPLE_BOT) for n in range(2)]
     matches = _queue(uploaded, 3)
-    prepared: list[int] = []
-    real_prepare = runner.prepare_match
+    prepared: list[tuple[int, bool]] = []
+    real_prepare = runner.prepare_series
 
-    def counting_prepare(*args, **kwargs):
-        prepared.append(args[2])  # the seed
-        return real_prepare(*args, **kwargs)
+    def counting_prepare(game, seats, games, **kwargs):
+        seed = games[0].seed  # a lone match is a series of one: seed n is matches[n]
+        before = Match.objects.get(pk=matches[seed - 1].pk).status if seed else None
+        prepared.append((seed, before == Match.Status.FINISHED))
+        return real_prepare(game, seats, games, **kwargs)
 
-    monkeypatch.setattr(tasks, "prepare_match", counting_prepare)
+    monkeypatch.setattr(tasks, "prepare_series", counting_prepare)
     tasks.run_match(matches[0].pk)
     rows = [Match.objects.get(pk=match.pk) for match in matches]
     assert [row.status for row in rows] == [Match.Status.FINISHED] * 3
     assert all(seat.fault == "" for row in rows for seat in row.seats.all()), "every bot played its match to the end"
-    assert prepared == [1, 2], "the two chained matches were started ahead; the first was played at once"
+    assert prepared == [(0, False), (1, False), (2, False)], (
+        "each chained match's bots started before the one before it was recorded"
+    )
     assert check_league().ok
 
 
@@ -107,7 +111,7 @@ def test_when_a_result_cannot_be_written_the_match_claimed_behind_it_goes_back_t
     def database_down(*args, **kwargs):
         raise OperationalError("the server closed the connection")
 
-    monkeypatch.setattr(tasks, "do_record_match_result", database_down)
+    monkeypatch.setattr(tasks, "do_record_series", database_down)
     tasks.run_match(first.pk)
     first.refresh_from_db()
     second.refresh_from_db()

@@ -199,7 +199,7 @@ def test_a_database_connection_cut_while_saving_a_result_is_saved_again_once(lea
     match = do_create_match("love_letter", versions)
     league.wait_for(lambda: _finished(match), 30, "the match to be recorded")
     # The worker logs "recorded" just after the commit the test sees, so wait for the line too.
-    league.wait_for(lambda: f"match {match.pk}: recorded" in league.log(worker), 10, "the log line")
+    league.wait_for(lambda: f"match {match.pk}: 1 games recorded" in league.log(worker), 10, "the log line")
     log = league.log(worker)
     assert "fault injection: cutting the database connection" in log
     assert "the database failed" in log

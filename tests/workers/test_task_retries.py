@@ -4,6 +4,7 @@ back-off), what is not (a bug), and that a result is written again rather than t
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
@@ -11,11 +12,12 @@ from django.db import OperationalError
 from django.test.utils import override_settings
 
 from bots.results import MatchResult
+from bots.runner import SeriesResult
 from bots.sandbox import SandboxError
 from league.models import Match, RatingChange
 from league.services.matches import do_claim_match, do_create_match
 from league.services.outbox import RUN_MATCH_TASK
-from league.services.recording import do_record_match_result
+from league.services.series import do_record_series
 from tests.results import runner_result
 from tests.workers.fault_helpers import league_bot
 from workers import tasks
@@ -30,6 +32,36 @@ def _result(ranks: list[int]) -> MatchResult:
     return runner_result(data)
 
 
+class _Prepared:
+    """What ``prepare_series`` returns to the worker, its games played by ``play`` (a lone match: one game)."""
+
+    def __init__(self, play: Callable[[], MatchResult], games: list) -> None:
+        self._play, self._games = play, games
+
+    def play(self, on_game=None) -> SeriesResult:
+        results = []
+        for index in range(len(self._games)):
+            results.append(self._play())
+            if on_game is not None:
+                on_game(index, results[-1])
+        return SeriesResult(games=results, unplayed=[], restarts=[0, 0])
+
+    def close(self) -> None:
+        pass
+
+
+def _runner(monkeypatch, play: Callable[[], MatchResult]) -> None:
+    """The worker's runner plays every game with ``play`` (which may raise, as the runner would)."""
+    monkeypatch.setattr(tasks, "prepare_series", lambda game, seats, games, **kwargs: _Prepared(play, games))
+
+
+def _raise(error: Exception) -> Callable[[], MatchResult]:
+    def play() -> MatchResult:
+        raise error
+
+    return play
+
+
 @pytest.fixture
 def match(transactional_db, sent) -> Match:
     owner = User.objects.create(username="league")
@@ -40,7 +72,7 @@ def match(transactional_db, sent) -> Match:
 
 
 def test_an_infrastructure_failure_queues_the_match_again_after_a_back_off(match, sent, monkeypatch) -> None:
-    monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: (_ for _ in ()).throw(SandboxError("no bwrap")))
+    _runner(monkeypatch, _raise(SandboxError("no bwrap")))
     tasks.run_match(match.pk)
     match.refresh_from_db()
     assert match.status == Match.Status.QUEUED and match.attempts == 1
@@ -51,7 +83,7 @@ def test_an_infrastructure_failure_queues_the_match_again_after_a_back_off(match
 
 @override_settings(MATCH_MAX_ATTEMPTS=1)
 def test_an_infrastructure_failure_on_the_last_attempt_fails_the_match_with_the_reason(match, monkeypatch) -> None:
-    monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: (_ for _ in ()).throw(OSError("disk full")))
+    _runner(monkeypatch, _raise(OSError("disk full")))
     tasks.run_match(match.pk)
     match.refresh_from_db()
     assert match.status == Match.Status.FAILED
@@ -59,7 +91,7 @@ def test_an_infrastructure_failure_on_the_last_attempt_fails_the_match_with_the_
 
 
 def test_a_bug_fails_the_match_at_once_and_is_not_retried(match, sent, monkeypatch) -> None:
-    monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: (_ for _ in ()).throw(KeyError("seat")))
+    _runner(monkeypatch, _raise(KeyError("seat")))
     with pytest.raises(KeyError):
         tasks.run_match(match.pk)
     match.refresh_from_db()
@@ -70,16 +102,16 @@ def test_a_bug_fails_the_match_at_once_and_is_not_retried(match, sent, monkeypat
 
 def test_a_result_the_database_refused_is_written_again_not_played_again(match, monkeypatch) -> None:
     plays, failures = [], [OperationalError("server closed the connection"), OperationalError("still closed")]
-    monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: plays.append(1) or _result([1, 2]))
+    _runner(monkeypatch, lambda: plays.append(1) or _result([1, 2]))
     monkeypatch.setattr(tasks.time, "sleep", lambda seconds: None)
-    record = do_record_match_result
+    record = do_record_series
 
     def flaky(*args, **kwargs):
         if failures:
             raise failures.pop(0)
         return record(*args, **kwargs)
 
-    monkeypatch.setattr(tasks, "do_record_match_result", flaky)
+    monkeypatch.setattr(tasks, "do_record_series", flaky)
     tasks.run_match(match.pk)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED and match.attempts == 1 and plays == [1]
@@ -87,7 +119,7 @@ def test_a_result_the_database_refused_is_written_again_not_played_again(match, 
 
 
 def test_a_worker_that_cannot_even_release_its_claim_retries_with_it(match, monkeypatch) -> None:
-    monkeypatch.setattr(tasks, "play_match", lambda *args, **kwargs: (_ for _ in ()).throw(SandboxError("gone")))
+    _runner(monkeypatch, _raise(SandboxError("gone")))
     monkeypatch.setattr(tasks, "do_release_match", lambda *args, **kwargs: (_ for _ in ()).throw(OperationalError()))
     retries = []
 
@@ -112,13 +144,13 @@ def test_a_worker_that_cannot_even_release_its_claim_retries_with_it(match, monk
 def test_the_lease_is_renewed_while_the_match_is_played(match, monkeypatch) -> None:
     leases = []
 
-    def slow_play(*args, **kwargs):
+    def slow_play() -> MatchResult:
         for _ in range(6):
             time.sleep(0.05)
             leases.append(Match.objects.get(pk=match.pk).lease_until)
         return _result([2, 1])
 
-    monkeypatch.setattr(tasks, "play_match", slow_play)
+    _runner(monkeypatch, slow_play)
     tasks.run_match(match.pk)
     assert len(set(leases)) > 1 and leases == sorted(leases)
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
