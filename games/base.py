@@ -10,10 +10,11 @@ import copy
 import json
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self, TypedDict, TypeGuard
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Self, TypedDict, TypeGuard, TypeVar, cast
 
 from games.blanks import Blanks, generic_blanks
+from games.spec import GameSpec
 
 Action = dict[str, Any]
 
@@ -46,20 +47,6 @@ class IllegalAction(Exception):
 
 class InvalidOptions(ValueError):
     """Options (or a player count) the game cannot be set up with."""
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """Fixed facts about a game. ``version`` changes whenever the same seed and actions could give other states."""
-
-    id: str
-    title: str
-    min_players: int
-    max_players: int
-    version: str
-    summary: str = ""
-    # A small JSON-schema-like description of accepted options, published by the API.
-    options_schema: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -169,7 +156,8 @@ class State:
         """Apply a validated, canonical action and return public narration lines. Must not raise."""
         raise NotImplementedError
 
-    def _observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> Mapping[str, Any]:
+        """What ``seat`` may know: the game's declared ``Observation`` (``GameSpec.observation``)."""
         raise NotImplementedError
 
     def _public_view(self) -> dict[str, Any]:
@@ -219,7 +207,8 @@ class State:
     def observation(self, seat: int) -> dict[str, Any]:
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat} in a {self.players}-player game")
-        return self._observation(seat)
+        # A declared TypedDict is a dict: the public interface hands observations on as plain JSON objects.
+        return cast("dict[str, Any]", self._observation(seat))
 
     def public_view(self) -> dict[str, Any]:
         return self._public_view()
@@ -301,10 +290,15 @@ class Game:
         return state
 
 
-class Player:
+# A game's declared observation type (games/spec.py): a game's own players are ``Player[Observation]``.
+ObservationT = TypeVar("ObservationT", bound=Mapping[str, Any])
+
+
+class Player(Generic[ObservationT]):
     """A built-in player. It sees exactly what a bot sees: its observation and the legal actions.
 
-    Subclasses implement ``act``; ``self.rng`` is their only source of randomness."""
+    Subclasses implement ``act``; ``self.rng`` is their only source of randomness. Code that plays any game holds a
+    ``Player[Any]``."""
 
     name: ClassVar[str] = "player"
     description: ClassVar[str] = ""
@@ -318,15 +312,15 @@ class Player:
     def start(self, seat: int, players: int, options: dict[str, Any]) -> None:
         self.seat, self.players, self.options = seat, players, options
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: ObservationT, legal: list[Action]) -> Action:
         raise NotImplementedError
 
 
-class RandomPlayer(Player):
+class RandomPlayer(Player[ObservationT]):
     """Plays a uniformly random legal action. Games with templated actions subclass it to fill the free fields."""
 
     name = "random"
     description = "plays a uniformly random legal action"
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: ObservationT, legal: list[Action]) -> Action:
         return self.rng.choice(legal)

@@ -3,6 +3,7 @@
 A game's folder ``games/<id>/`` holds everything about it (tests/games/test_game_folders.py checks each one):
 
 - ``__init__.py`` with ``LADDER``, the game's defaults for the league's ladder (``ladder_defaults``);
+- ``declaration.py`` with the types of its ``Observation`` and ``Action``, which its spec names (games/spec.py);
 - ``engine.py`` with ``GAME`` (a ``Game`` instance) and ``players.py`` with ``PLAYERS`` (built-in player classes by
   name, ``random`` among them);
 - ``viewer.js``, its replay renderer (``renderer_path``; docs/viewer.md);
@@ -11,7 +12,8 @@ A game's folder ``games/<id>/`` holds everything about it (tests/games/test_game
 - ``playthrough.txt``, its golden playthrough (``games.playthrough.golden_path``), and ``tests/``, its own tests.
 
 Other packages find a game's files through the functions here, never by a path of their own. Modules load on first
-use.
+use. ``games/template/`` is a complete game to copy (docs/adding-a-game.md); it is not listed here, so the league
+never offers it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from games.base import Game, LadderDefaults, Player
 
@@ -62,14 +65,14 @@ def get_game(game_id: str) -> Game:
 
 
 @cache
-def builtin_players(game_id: str) -> Mapping[str, type[Player]]:
+def builtin_players(game_id: str) -> Mapping[str, type[Player[Any]]]:
     get_game(game_id)
-    players: Mapping[str, type[Player]] = importlib.import_module(f"{_ENGINES[game_id]}.players").PLAYERS
+    players: Mapping[str, type[Player[Any]]] = importlib.import_module(f"{_ENGINES[game_id]}.players").PLAYERS
     assert "random" in players, f"{game_id} has no built-in 'random' player"
     return players
 
 
-def make_player(game_id: str, name: str, seed: int = 0) -> Player:
+def make_player(game_id: str, name: str, seed: int = 0) -> Player[Any]:
     """A fresh built-in player; raises ``KeyError`` with the known names when ``name`` is unknown."""
     players = builtin_players(game_id)
     if name not in players:

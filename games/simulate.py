@@ -14,7 +14,7 @@ MAX_DECISIONS = 20_000
 
 def play(
     game_id: str,
-    players: Sequence[Player],
+    players: Sequence[Player[Any]],
     seed: int,
     options: dict[str, Any] | None = None,
 ) -> State:

@@ -79,10 +79,10 @@ def game_reference(request: HttpRequest, game: str) -> HttpResponse:
     actions = [
         {
             "keys": shape.keys,
-            "example": starter.pretty(starter.shorten(shape.example, max_items=6), width=80),
+            "description": shape.description,
+            "example": starter.pretty(starter.shorten(shape.example, max_items=6), width=80) if shape.example else None,
             "template": starter.pretty(shape.template) if shape.template else None,
             "free": shape.free,
-            "seen": shape.seen,
         }
         for shape in ref.actions
     ]

@@ -1,12 +1,12 @@
-"""The reference material for bot authors of one game, generated from the engine so it never drifts from the code.
+"""The reference material for bot authors of one game: what the game declares, and the messages of a real game.
 
-``reference(game_id)`` plays a short real game between the game's built-in players and records what a bot in one
-seat would have been sent: the ``start`` message, every ``act`` message, an ``action`` reply and the ``end`` message,
-built with the same ``bots.protocol`` functions the runner uses. From that record it derives the observation fields
-(with the JSON types seen over the whole game, every seat), the shapes of the legal actions, and it pairs each field
-with its description from the game's rules reference (``games/<game>/RULES.md``, read through
-``games.registry.rules_text``). The league's reference pages and the starter kit (``bots.authoring.starter``) read
-it; ``shorten`` and ``pretty`` lay its messages out for people.
+The observation fields and the forms of action come from the game's declaration, through its JSON Schema
+(``games.schema``; games/spec.py): names, types, meanings, optional and free fields. Nothing about them is inferred
+by playing. ``reference(game_id)`` then plays one short real game between the game's built-in players for the
+examples: what a bot in one seat would have been sent (the ``start`` message, every ``act`` message, an ``action``
+reply and the ``end`` message, built with the same ``bots.protocol`` functions the runner uses), each field's value
+in one ``act``, and an example of each form of action met. The league's reference pages and the starter kit
+(``bots.authoring.starter``) read it; ``shorten`` and ``pretty`` lay its messages out for people.
 
 No Django here.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -24,32 +23,34 @@ from typing import Any
 from bots import protocol
 from bots.limits import Limits
 from games.registry import builtin_players, get_game, make_player, rules_text
+from games.schema import action_forms, fields, form_text, free_paths, schemas, validator
 from games.simulate import MAX_DECISIONS
 
 SAMPLE_SEED = 7
 SAMPLE_ACTS = 24  # act messages kept for the smoke test (spread evenly over the focus seat's decisions)
 SAMPLE_NOTE = "a short note, kept in the replay"
-SURVEY_SEEDS = (1, 2)  # extra games per player count, for the field types and action shapes
 
 
 @dataclass(frozen=True)
 class Field:
-    """One observation field: its name, the JSON types it took over a real game, its documentation and an example."""
+    """One observation field: its name, its declared type and meaning, and its value in the sample ``act``."""
 
     name: str
     type: str
     description: str
     example: Any
+    required: bool = True
 
 
 @dataclass(frozen=True)
 class ActionShape:
-    """One form of legal action (its keys, nested keys included) with an example; ``free`` lists the fields that
-    appear as ``null`` templates to be filled in."""
+    """One declared form of action: its shape (``keys``, nested objects spelled out), its meaning, the fields that
+    ``legal`` lists as ``null`` templates (``free``), and an example (and a template) from the sample game when the
+    form came up there."""
 
     keys: str
-    example: dict[str, Any]
-    seen: int
+    description: str
+    example: dict[str, Any] | None
     free: tuple[str, ...] = ()
     template: dict[str, Any] | None = None
 
@@ -60,6 +61,9 @@ class Reference:
     title: str
     version: str
     summary: str
+    hidden: str  # what a seat cannot see ("" for perfect information)
+    chance: str  # where chance comes in ("" for none)
+    score: str  # what a score counts
     min_players: int
     max_players: int
     players: int
@@ -73,8 +77,6 @@ class Reference:
     messages: dict[str, dict[str, Any]]  # start, ready, act, action, end
     acts: list[dict[str, Any]] = field(default_factory=list)  # a sample of the seat's act messages, in order
     doc_sections: dict[str, str] = field(default_factory=dict)  # "rules", "actions", from games/<id>/RULES.md
-    undocumented: list[str] = field(default_factory=list)  # fields the engine sends that the doc does not describe
-    documented_missing: list[str] = field(default_factory=list)  # fields the doc describes that never appeared
 
     def message_text(self, name: str, abbreviate: bool = True) -> str:
         message = self.messages[name]
@@ -101,7 +103,8 @@ def _time_control(game_id: str) -> dict[str, Any]:
 
 @cache
 def reference(game_id: str) -> Reference:
-    """The reference for ``game_id``, from a real game between its strongest built-in players (cached)."""
+    """The reference for ``game_id``: its declaration, with examples from a real game between its strongest built-in
+    players (cached)."""
     game = get_game(game_id)
     players = _sample_players(game_id)
     seat = 1 if players > 1 else 0
@@ -114,7 +117,6 @@ def reference(game_id: str) -> Reference:
     start = protocol.start_message(
         game_id, seat, players, state.options, time_control, game.start_info(players, state.options)
     )
-    observations: list[dict[str, Any]] = []
     legal_lists: list[list[dict[str, Any]]] = []
     acts: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (act message, the action chosen)
     bank = time_control["bank_ms"]
@@ -125,7 +127,6 @@ def reference(game_id: str) -> Reference:
             break
         obs = state.observation(mover)
         legal = state.legal_actions()
-        observations.append(obs)
         legal_lists.append(legal)
         action = bots[mover].act(copy.deepcopy(obs), copy.deepcopy(legal))
         if mover == seat:
@@ -135,16 +136,10 @@ def reference(game_id: str) -> Reference:
         decisions += 1
     else:
         raise RuntimeError(f"{game_id}: the sample game did not end")
-    final = [state.observation(s) for s in range(players)]
-    observations.extend(final)
-    _survey(game_id, observations, legal_lists)
-    end = protocol.end_message(state.outcome(), final[seat])
+    end = protocol.end_message(state.outcome(), state.observation(seat))
     # The example act: the middle one of the seat's decisions (past the opening, before the end).
     chosen, chosen_action = acts[len(acts) // 2]
     reply: dict[str, Any] = {"type": "action", "action": chosen_action, "note": SAMPLE_NOTE}
-    docs = _doc_fields(game_id)
-    fields = _fields(observations, chosen["obs"], docs)
-    seen = {f.name for f in fields}
     step = max(1, len(acts) // SAMPLE_ACTS)
     sample = [message for message, _action in acts[::step]][:SAMPLE_ACTS]
     return Reference(
@@ -152,6 +147,9 @@ def reference(game_id: str) -> Reference:
         title=game.title,
         version=game.version,
         summary=game.spec.summary,
+        hidden=game.spec.hidden,
+        chance=game.spec.chance,
+        score=game.spec.score,
         min_players=game.min_players,
         max_players=game.max_players,
         players=players,
@@ -160,134 +158,56 @@ def reference(game_id: str) -> Reference:
         decisions=decisions,
         options=[(key, dict(schema)) for key, schema in game.spec.options_schema.items()],
         builtins=[(n, cls.description) for n, cls in sorted(builtin_players(game_id).items())],
-        fields=fields,
-        actions=_action_shapes(legal_lists),
+        fields=_fields(game_id, chosen["obs"]),
+        actions=_action_shapes(game_id, legal_lists),
         messages={"start": start, "ready": {"type": "ready"}, "act": chosen, "action": reply, "end": end},
         acts=sample,
         doc_sections=_doc_sections(game_id),
-        undocumented=[f.name for f in fields if not f.description],
-        documented_missing=sorted(set(docs) - seen),
     )
 
 
-def _survey(game_id: str, observations: list[dict[str, Any]], legal_lists: list[list[dict[str, Any]]]) -> None:
-    """More games, every player count, random players (they wander into corners the strong ones avoid): so the
-    field types and action shapes cover more than one game's worth of situations."""
-    game = get_game(game_id)
-    for players in range(game.min_players, game.max_players + 1):
-        for seed in SURVEY_SEEDS:
-            bots = [make_player(game_id, "random", seed * 100 + s) for s in range(players)]
-            state = game.new_state(players, seed)
-            for s, bot in enumerate(bots):
-                bot.start(s, players, state.options)
-            for _ in range(MAX_DECISIONS):
-                mover = state.to_move()
-                if mover is None:
-                    break
-                obs, legal = state.observation(mover), state.legal_actions()
-                observations.append(obs)
-                legal_lists.append(legal)
-                state.apply(bots[mover].act(copy.deepcopy(obs), copy.deepcopy(legal)))
-            observations.extend(state.observation(s) for s in range(players))
+# ----- observation fields and action shapes, from the declaration ---------------------------------------------------
 
 
-# ----- observation fields and action shapes -------------------------------------------------------------------------
-
-
-def json_type(value: Any) -> str:
-    """A short JSON type: ``int``, ``str | null`` is built by the caller, ``list[int]``, ``list[list[object]]``."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, list):
-        inner = _union(json_type(item) for item in value)
-        return f"list[{inner}]" if inner else "list"
-    return "object"
-
-
-def _union(types: Iterable[str]) -> str:
-    found = set(types)
-    if any(t.startswith("list[") for t in found):
-        found.discard("list")  # an empty list adds nothing once the items' type is known
-    if {"int", "number"} <= found:
-        found.discard("int")
-    order = {"null": 1}
-    return " | ".join(sorted(found, key=lambda t: (order.get(t, 0), t)))
-
-
-def _fields(observations: list[dict[str, Any]], example: dict[str, Any], docs: dict[str, str]) -> list[Field]:
-    names: list[str] = []
-    types: dict[str, set[str]] = {}
-    for obs in observations:
-        for key, value in obs.items():
-            if key not in types:
-                names.append(key)
-                types[key] = set()
-            types[key].add(json_type(value))
-    # The doc's order (chosen for people), then fields it does not describe in the order the engine sent them.
-    documented = {name: index for index, name in enumerate(docs)}
-    seen = {name: index for index, name in enumerate(names)}
-    names.sort(key=lambda key: (documented.get(key, len(documented)), seen[key]))
+def _fields(game_id: str, example: dict[str, Any]) -> list[Field]:
+    declared = schemas(game_id).observation
     return [
-        Field(name=key, type=_union(types[key]), description=docs.get(key, ""), example=example.get(key))
-        for key in names
+        Field(name=f.name, type=f.type, description=f.description, example=example.get(f.name), required=f.required)
+        for f in fields(declared, declared)
     ]
 
 
-def _structure(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple(sorted((key, _structure(item)) for key, item in value.items()))
-    return None
-
-
-def _null_paths(value: Any, prefix: str = "") -> list[str]:
-    paths = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            path = f"{prefix}.{key}" if prefix else key
-            if item is None:
-                paths.append(path)
-            else:
-                paths += _null_paths(item, path)
-    return paths
-
-
-def _keys_text(structure: Any) -> str:
-    parts = []
-    for key, inner in structure:
-        parts.append(f"{key}: {{{_keys_text(inner)}}}" if inner else key)
-    return ", ".join(parts)
-
-
-def _action_shapes(legal_lists: list[list[dict[str, Any]]]) -> list[ActionShape]:
-    shapes: dict[Any, dict[str, Any]] = {}
+def _action_shapes(game_id: str, legal_lists: list[list[dict[str, Any]]]) -> list[ActionShape]:
+    """Each declared form of action, with the first complete action and the first template of that form the sample
+    game listed."""
+    declared = schemas(game_id)
+    forms, templates = action_forms(declared.action), action_forms(declared.legal)
+    defs = {"$defs": declared.action.get("$defs", {})}
+    complete = [validator({**defs, **form}) for form in forms]
+    open_ = [validator({"$defs": declared.legal.get("$defs", {}), **form}) for form in templates]
+    examples: list[dict[str, Any] | None] = [None] * len(forms)
+    found: list[dict[str, Any] | None] = [None] * len(forms)
+    wanted = [bool(free_paths(form, declared.action)) for form in forms]  # only forms with free fields have templates
     for legal in legal_lists:
-        for action in legal:
-            key = _structure(action)
-            entry = shapes.setdefault(key, {"example": None, "template": None, "seen": 0, "free": set()})
-            entry["seen"] += 1
-            nulls = _null_paths(action)
-            if nulls:
-                entry["free"].update(nulls)
-                entry["template"] = entry["template"] or action
-            elif entry["example"] is None:
-                entry["example"] = action
+        if None not in examples and all(f is not None for f, want in zip(found, wanted, strict=True) if want):
+            break
+        for action in legal[:32] + legal[32:][-32:]:  # a few of each end of a long list (2,047 bids) are enough
+            for index, (is_complete, is_template) in enumerate(zip(complete, open_, strict=True)):
+                if examples[index] is None and is_complete.is_valid(action):
+                    examples[index] = action
+                    break
+                if found[index] is None and not is_complete.is_valid(action) and is_template.is_valid(action):
+                    found[index] = action
+                    break
     return [
         ActionShape(
-            keys=_keys_text(key),
-            example=entry["example"] or entry["template"],
-            seen=entry["seen"],
-            free=tuple(sorted(entry["free"])),
-            template=entry["template"],
+            keys=form_text(form, declared.action),
+            description=str(form.get("description", "")),
+            example=examples[index],
+            free=tuple(free_paths(form, declared.action)),
+            template=found[index],
         )
-        for key, entry in shapes.items()
+        for index, form in enumerate(forms)
     ]
 
 
@@ -304,24 +224,9 @@ def _doc_sections(game_id: str) -> dict[str, str]:
         heading = match.group(1).strip().lower()
         for key, prefix in _SECTIONS.items():
             if heading.startswith(prefix) and key not in sections:
-                sections[key] = match.group(2).strip()
+                # The generated tables' markers are HTML comments, which pages would show as text.
+                sections[key] = re.sub(r"^<!-- .* -->\n", "", match.group(2), flags=re.M).strip()
     return sections
-
-
-def _doc_fields(game_id: str) -> dict[str, str]:
-    """Field descriptions from the doc's "Observation reference" table: ``| `name` | type | meaning |``."""
-    text = rules_text(game_id)
-    section = re.search(r"^## Observation reference\n(.*?)(?=^## |\Z)", text, flags=re.M | re.S)
-    found: dict[str, str] = {}
-    if section is None:
-        return found
-    for line in section.group(1).splitlines():
-        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        if len(cells) < 3:
-            continue
-        for name in re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", cells[0]):
-            found.setdefault(name, cells[-1].replace("\\|", "|"))
-    return found
 
 
 # ----- display ------------------------------------------------------------------------------------------------------

@@ -7,10 +7,12 @@
 - ``README.md``: the rules in brief, the observation fields with a real example, the actions, every protocol
   message, how to run it locally and how to upload it;
 - ``smoke_test.py`` and ``sample_messages.jsonl``: replays the messages of a real game to ``main.py`` and checks
-  each answer is a legal action (no Parlour install needed).
+  each answer is a legal action (no Parlour install needed);
+- ``<game>_types.pyi`` and ``schema.json``: the game's observation and action as type stubs for a type checker
+  (``bots.authoring.stubs``) and as JSON Schema (``games.schema``), both generated from its declaration.
 
-What the kit says about the game (fields, actions, sample messages) comes from ``bots.authoring.reference``; its
-public names are re-exported here for the callers that read both.
+What the kit says about the game (fields, actions, sample messages) comes from ``bots.authoring.reference``, which
+reads the game's declaration; its public names are re-exported here for the callers that read both.
 
 No Django here. ``python -m bots.authoring.starter <game> [out.zip]`` writes a kit.
 """
@@ -25,7 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bots.authoring.reference import ActionShape, Field, Reference, pretty, reference, shorten, strong_player
+from bots.authoring.stubs import stub
 from games.registry import example_dir
+from games.schema import schemas
 
 SDK_SOURCE = Path(__file__).resolve().parents[1] / "sdk" / "__init__.py"
 
@@ -178,6 +182,10 @@ def readme(game_id: str, site_url: str = "") -> str:
         "| `parlour_sdk.py` | the SDK (`from parlour_sdk import run, log`), importable next to your bot |",
         "| `smoke_test.py`, `sample_messages.jsonl` | replays a real game's messages to your bot and checks each "
         "answer is legal: `python3 smoke_test.py` |",
+        f"| `{_types_module(game_id)}.pyi` | the observation and action types, for a type checker: "
+        f"`if TYPE_CHECKING: from {_types_module(game_id)} import Action, Observation` |",
+        "| `schema.json` | the observation, the action and the options as JSON Schema (what the runner checks your "
+        "replies against) |",
         "| `README.md` | this page |",
         "",
         "## From here to a rated bot",
@@ -261,7 +269,9 @@ def readme(game_id: str, site_url: str = "") -> str:
         "",
         "## Observation fields",
         "",
-        "`obs` in every act message. Types are the JSON types the engine sent over the whole sample game.",
+        "`obs` in every act message, as the game declares it; the examples are from the act message above.",
+        "",
+        f"{ref.hidden and 'Hidden from you: ' + ref.hidden} {ref.chance and 'Chance: ' + ref.chance}".strip(),
         "",
         "| field | type | meaning | example |",
         "|---|---|---|---|",
@@ -270,20 +280,24 @@ def readme(game_id: str, site_url: str = "") -> str:
         example = json.dumps(shorten(f.example, max_items=3, max_chars=40), ensure_ascii=False)
         if len(example) > 60:
             example = example[:59] + "…"
-        lines.append(f"| `{f.name}` | {_cell(f.type)} | {_cell(f.description) or '-'} | `{_cell(example)}` |")
+        name = f.name if f.required else f"{f.name}` (optional) `"
+        lines.append(f"| `{name}` | `{_cell(f.type)}` | {_cell(f.description) or '-'} | `{_cell(example)}` |")
     lines += [
         "",
         "## Actions",
         "",
-        "The forms of legal action met in the sample game and in a survey of random games at every player count "
-        "(each `legal` list holds every action legal at that moment):",
+        "Every form of action the game declares (each `legal` list holds every action legal at that moment; a reply "
+        "of another shape is a fault before the rules are even checked); the examples come from the sample game:",
         "",
     ]
-    lines += ["| keys | example | times listed |", "|---|---|---|"]
+    lines += ["| form | meaning | example |", "|---|---|---|"]
     for shape in ref.actions:
-        example = json.dumps(shorten(shape.example, max_items=5), ensure_ascii=False)
-        free = f" (free: {', '.join(f'`{p}`' for p in shape.free)})" if shape.free else ""
-        lines.append(f"| {shape.keys}{free} | `{_cell(example)}` | {shape.seen} |")
+        shown = shape.example if shape.example is not None else shape.template
+        example = f"`{_cell(json.dumps(shorten(shown, max_items=5), ensure_ascii=False))}`" if shown else "-"
+        free = (
+            f" In `legal`, {', '.join(f'`{p}`' for p in shape.free)} may be `null`: fill it in." if shape.free else ""
+        )
+        lines.append(f"| `{_cell(shape.keys)}` | {_cell(shape.description + free)} | {example} |")
     if "actions" in ref.doc_sections:
         lines += ["", ref.doc_sections["actions"]]
     if ref.options:
@@ -326,6 +340,20 @@ def readme(game_id: str, site_url: str = "") -> str:
     return "\n".join(lines)
 
 
+def _types_module(game_id: str) -> str:
+    return f"{game_id}_types"
+
+
+def _schema_document(game_id: str) -> dict[str, object]:
+    declared = schemas(game_id)
+    return {
+        "observation": declared.observation,
+        "action": declared.action,
+        "legal": declared.legal,
+        "options": declared.options,
+    }
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -344,6 +372,8 @@ def build_kit(game_id: str, site_url: str = "") -> bytes:
         "README.md": readme(game_id, site_url),
         "smoke_test.py": SMOKE_TEST,
         "sample_messages.jsonl": "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in samples),
+        f"{_types_module(game_id)}.pyi": stub(game_id),
+        "schema.json": json.dumps(_schema_document(game_id), indent=1, ensure_ascii=False) + "\n",
     }
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -28,6 +28,7 @@ from bots.sandbox import BotSetupError, Sandbox, SandboxError
 from games.base import IllegalAction, Outcome, Player, State
 from games.registry import make_player
 from games.replay import ReplayWriter
+from games.schema import shape_problem
 from games.simulate import MAX_DECISIONS
 
 log = logging.getLogger("bots.runner")
@@ -76,8 +77,8 @@ class Match:
         self.conns = self.pipes.conns
         self.restarted: list[int] = []  # seats whose bot had ended after the previous game's end and was started again
         self.kept = False  # the bots were left running after this game's end, for the next game of a series
-        self.builtins: dict[int, Player] = {}
-        self.fallbacks: dict[int, Player] = {}
+        self.builtins: dict[int, Player[Any]] = {}
+        self.fallbacks: dict[int, Player[Any]] = {}
         self.faults: dict[int, Fault] = {}
         self.replay = ReplayWriter(game_id, self.game.version, seed, options, [spec.label for spec in seats])
         self.moves = self.replay.moves  # the replay's move list: its length is the index of the next move
@@ -305,11 +306,15 @@ class Match:
         except ProtocolError as exc:
             self._fault_conn(conn, Fault(FaultCause(exc.cause), exc.detail, move_index))
             return False
+        # The declared shape first (games/schema.py), then the rules: the engine only sees actions of a known form.
+        problem = shape_problem(self.game_id, reply["action"])
+        if problem is not None:
+            self._illegal(conn, reply["action"], problem, move_index)
+            return False
         try:
             self.state.apply(reply["action"])
         except IllegalAction as exc:
-            shown = protocol.encode(reply["action"])[:300].decode().strip()
-            self._fault_conn(conn, Fault(FaultCause.ILLEGAL, f"{shown}: {exc.reason}", move_index))
+            self._illegal(conn, reply["action"], exc.reason, move_index)
             return False
         except Exception as exc:  # an engine that chokes on a strange action must not end the match
             log.exception("%s: engine error on a bot's action", self.game_id)
@@ -326,12 +331,16 @@ class Match:
         self.replay.add_move(conn.seat, self.state.history[-1], wall_ms, cpu_ms, reply["note"], auto=False)
         return True
 
+    def _illegal(self, conn: Conn, action: dict[str, Any], reason: str, move_index: int) -> None:
+        shown = protocol.encode(action)[:300].decode().strip()
+        self._fault_conn(conn, Fault(FaultCause.ILLEGAL, f"{shown}: {reason}", move_index))
+
     def _exit_fault(self, conn: Conn, *, startup: bool, move: int | None) -> Fault:
         return exit_fault(
             conn.proc, self.limits, stdin_broken=conn.stdin_broken, out_eof=conn.out_eof, startup=startup, move=move
         )
 
-    def _fallback(self, seat: int) -> Player:
+    def _fallback(self, seat: int) -> Player[Any]:
         if seat not in self.fallbacks:
             player = make_player(self.game_id, "random", self._player_seed(seat))
             player.start(seat, self.players, self.state.options)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from games.barbarossa import declaration
 from games.barbarossa.lexicon import (
     ANSWERS,
     FEATURE_SET,
@@ -51,7 +52,8 @@ from games.barbarossa.table import (
     TRACK,
     BarbarossaTable,
 )
-from games.base import Game, GameSpec, InvalidOptions, is_int
+from games.base import Game, InvalidOptions, is_int
+from games.spec import GameSpec
 
 __all__ = [
     "ANSWERS",
@@ -102,6 +104,13 @@ class BarbarossaGame(Game):
         min_players=3,
         max_players=4,
         version="1",
+        observation=declaration.Observation,
+        action=declaration.Action,
+        hidden=(
+            "The other players' words (and, during creation, their sculptures) and the letters told to other seats."
+        ),
+        chance="The die.",
+        score="The scoring track's position at the end, less the end penalties.",
         summary=(
             "A riddle game after Klaus Teuber's Barbarossa. Each player secretly picks words from a shared lexicon "
             "of concrete nouns and shows a 'sculpture' of one to five true features for each. Wizards race round a "

@@ -10,6 +10,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Any
 
+from games.barbarossa.declaration import Observation
 from games.barbarossa.engine import (
     ARROW_TABLE,
     DRAGON_GAIN,
@@ -35,11 +36,11 @@ def _sculpture_bounds(options: dict[str, Any]) -> tuple[int, int]:
     return options.get("sculpture_min", 1), options.get("sculpture_max", 5)
 
 
-def _own_words(obs: dict[str, Any]) -> set[str]:
-    return {o["word"] for o in obs["objects"] if o["maker"] == obs["seat"] and o.get("word")}
+def _own_words(obs: Observation) -> set[str]:
+    return {word for o in obs["objects"] if o["maker"] == obs["seat"] and (word := o.get("word"))}
 
 
-def knowledge(obs: dict[str, Any]) -> dict[str, set[str]]:
+def knowledge(obs: Observation) -> dict[str, set[str]]:
     """For every opponent object, the words it can still be given all that ``obs`` shows: its sculpture, the public
     answers, the letters this seat was told and this seat's own guesses (right ones pin the word down)."""
     seat = obs["seat"]
@@ -68,7 +69,7 @@ def knowledge(obs: dict[str, Any]) -> dict[str, set[str]]:
     return found
 
 
-def random_creation(rng: Any, obs: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def random_creation(rng: Any, obs: Observation, options: dict[str, Any]) -> dict[str, Any]:
     """A random word the seat has not used yet, showing a random 1-5 of its true features."""
     low, high = _sculpture_bounds(options)
     taken = _own_words(obs)
@@ -77,14 +78,14 @@ def random_creation(rng: Any, obs: dict[str, Any], options: dict[str, Any]) -> d
     return {"word": word, "sculpture": rng.sample(shown, rng.randint(low, min(high, len(shown))))}
 
 
-class BarbarossaRandomPlayer(RandomPlayer):
+class BarbarossaRandomPlayer(RandomPlayer[Observation]):
     """Picks a uniformly random legal entry and fills a template sensibly: a random word with a random true
     sculpture, or a random word that fits the sculpture of the object it guesses."""
 
     name = "random"
     description = "random legal actions; random but valid objects and guesses that fit the sculpture"
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         action = self.rng.choice(legal)
         if "create" in action and action["create"]["word"] is None:
             return {"create": random_creation(self.rng, obs, self.options)}
@@ -95,7 +96,7 @@ class BarbarossaRandomPlayer(RandomPlayer):
             return {"curse": {"guess": self._fill_guess(obs, curse["guess"])}}
         return action
 
-    def _fill_guess(self, obs: dict[str, Any], template: dict[str, Any]) -> dict[str, Any]:
+    def _fill_guess(self, obs: Observation, template: dict[str, Any]) -> dict[str, Any]:
         obj = next(o for o in obs["objects"] if o["id"] == template["object"])
         fits = sorted(candidate_words(obj["sculpture"] or ()))
         return {"object": template["object"], "word": self.rng.choice(fits or list(WORDS))}
@@ -180,7 +181,7 @@ def telling_position(words: set[str] | frozenset[str]) -> int | str:
     return max(POSITIONS, key=lambda p: _entropy_gain(set(words), Counter(letter_at(w, p) for w in words)))
 
 
-def public_knowledge(obs: dict[str, Any]) -> dict[str, set[str]]:
+def public_knowledge(obs: Observation) -> dict[str, set[str]]:
     """For every object, the words it can be given only what everybody sees: its sculpture and the public answers."""
     found = {}
     for obj in obs["objects"]:
@@ -190,7 +191,7 @@ def public_knowledge(obs: dict[str, Any]) -> dict[str, set[str]]:
     return found
 
 
-def first_after_arrow(obs: dict[str, Any], object_id: str, options: dict[str, Any]) -> bool:
+def first_after_arrow(obs: Observation, object_id: str, options: dict[str, Any]) -> bool:
     """Whether the seat of ``obs`` would rank first if its right guess at ``object_id`` ended the game (the 13th
     arrow): its hat, the maker's move on the arrow table, then everyone's end penalty."""
     seat, finish = obs["seat"], obs["finish"]
@@ -211,7 +212,7 @@ def first_after_arrow(obs: dict[str, Any], object_id: str, options: dict[str, An
     return bool(scores[seat] >= max(scores))
 
 
-class Reasoner(Player):
+class Reasoner(Player[Observation]):
     """Keeps the set of lexicon words each opponent object can still be. Works on an object (asks the question that
     splits its set best, then guesses) only when it is likely to solve it within the question round or the public
     answers have already made it easy for everyone (see PATIENCE); otherwise spends the round on a question that
@@ -227,7 +228,7 @@ class Reasoner(Player):
     patience = PATIENCE
 
     # ----- entry point ---------------------------------------------------------------------------------------------
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         phase = obs["phase"]
         if phase == "create":
             return {"create": self._create(obs)}
@@ -242,7 +243,7 @@ class Reasoner(Player):
             return self._question(obs, legal, targets)
         return self._curse(obs, legal, targets)
 
-    def _targets(self, obs: dict[str, Any], known: dict[str, set[str]]) -> dict[str, tuple[set[str], int]]:
+    def _targets(self, obs: Observation, known: dict[str, set[str]]) -> dict[str, tuple[set[str], int]]:
         """Objects this seat may still guess: their candidate words and the reward for a right guess. At 12 arrows
         only those whose arrow would leave this seat first: the 13th arrow ends the game."""
         seat = obs["seat"]
@@ -259,7 +260,7 @@ class Reasoner(Player):
         return out
 
     # ----- creation ------------------------------------------------------------------------------------------------
-    def _create(self, obs: dict[str, Any]) -> dict[str, Any]:
+    def _create(self, obs: Observation) -> dict[str, Any]:
         low, high = _sculpture_bounds(self.options)
         taken = _own_words(obs)
         best: tuple[float, dict[str, Any]] | None = None
@@ -279,7 +280,7 @@ class Reasoner(Player):
         return best[1]
 
     # ----- moving --------------------------------------------------------------------------------------------------
-    def _space_value(self, obs: dict[str, Any], space: str, targets: dict[str, tuple[set[str], int]]) -> float:
+    def _space_value(self, obs: Observation, space: str, targets: dict[str, tuple[set[str], int]]) -> float:
         if space in DRAGON_GAIN:
             return -float(DRAGON_GAIN[space])
         if space == "elfstone":
@@ -295,7 +296,7 @@ class Reasoner(Player):
         # A dwarf: a letter only this seat learns, the surest way to narrow a set without helping anyone else.
         return 2.0 + (1.0 if 2 <= closest <= 6 else 0.0)
 
-    def _move(self, obs: dict[str, Any], legal: list[Action], targets: dict[str, tuple[set[str], int]]) -> Action:
+    def _move(self, obs: Observation, legal: list[Action], targets: dict[str, tuple[set[str], int]]) -> Action:
         seat, track = obs["seat"], obs["track"]
         here = obs["wizards"][seat]
 
@@ -313,7 +314,7 @@ class Reasoner(Player):
         return best_action
 
     # ----- letters -------------------------------------------------------------------------------------------------
-    def _best_letter(self, obs: dict[str, Any], targets: dict[str, tuple[set[str], int]]) -> dict[str, Any] | None:
+    def _best_letter(self, obs: Observation, targets: dict[str, tuple[set[str], int]]) -> dict[str, Any] | None:
         best: tuple[float, dict[str, Any]] | None = None
         for object_id, (words, reward) in targets.items():
             for position in POSITIONS:
@@ -328,7 +329,7 @@ class Reasoner(Player):
         return best[1]
 
     # ----- questions -----------------------------------------------------------------------------------------------
-    def _question(self, obs: dict[str, Any], legal: list[Action], targets: dict[str, tuple[set[str], int]]) -> Action:
+    def _question(self, obs: Observation, legal: list[Action], targets: dict[str, tuple[set[str], int]]) -> Action:
         second = obs["question_round"] == 2
         asks = [a["ask"] for a in legal if "ask" in a]
         sure = self._sure_guess(targets)
@@ -344,7 +345,7 @@ class Reasoner(Player):
         return {"guess": guess} if guess else {"stop": True}
 
     def _worth_asking(
-        self, obs: dict[str, Any], targets: dict[str, tuple[set[str], int]]
+        self, obs: Observation, targets: dict[str, tuple[set[str], int]]
     ) -> dict[str, tuple[set[str], int]]:
         """The objects worth working on now: likely enough to be solved this round, given what a failure would
         teach the others (see PATIENCE)."""
@@ -360,7 +361,7 @@ class Reasoner(Player):
 
     def _work_on(
         self,
-        obs: dict[str, Any],
+        obs: Observation,
         legal: list[Action],
         asks: list[dict[str, Any]],
         targets: dict[str, tuple[set[str], int]],
@@ -396,7 +397,7 @@ class Reasoner(Player):
             return self._quiet_question(obs, asks) or legal[0]
         return best_action
 
-    def _quiet_question(self, obs: dict[str, Any], asks: list[dict[str, Any]]) -> Action | None:
+    def _quiet_question(self, obs: Observation, asks: list[dict[str, Any]]) -> Action | None:
         """The question surest to be answered "no" that tells everybody the least: ideally one whose answer is "no"
         for every word the object can be, as far as anyone can tell."""
         public = public_knowledge(obs)
@@ -434,7 +435,7 @@ class Reasoner(Player):
         return best
 
     # ----- curses --------------------------------------------------------------------------------------------------
-    def _curse(self, obs: dict[str, Any], legal: list[Action], targets: dict[str, tuple[set[str], int]]) -> Action:
+    def _curse(self, obs: Observation, legal: list[Action], targets: dict[str, tuple[set[str], int]]) -> Action:
         sure = self._sure_guess(targets)
         if sure:
             return {"curse": {"guess": sure}}
@@ -454,4 +455,4 @@ class Reasoner(Player):
         return {"pass": True}
 
 
-PLAYERS: dict[str, type[Player]] = {"random": BarbarossaRandomPlayer, "reasoner": Reasoner}
+PLAYERS: dict[str, type[Player[Any]]] = {"random": BarbarossaRandomPlayer, "reasoner": Reasoner}

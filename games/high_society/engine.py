@@ -13,9 +13,12 @@ from bisect import bisect_right
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
-from games.base import Action, Game, GameSpec, IllegalAction, InvalidOptions, Outcome, State, ranks_from_keys
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, ranks_from_keys
+from games.high_society import declaration
+from games.high_society.declaration import StatusCard
+from games.spec import GameSpec
 
 Card = int | str
 
@@ -33,13 +36,17 @@ RED_TO_END = 4
 NAMES = {PRESTIGE: "a prestige guest (x2)", GOSSIP: "Gossip", FAUX_PAS: "Faux pas (-5)", FRAUD: "Fraud (x1/2)"}
 
 
-def card_json(card: Card) -> dict[str, Any]:
+# The scandals' codes, as the declaration's literal types.
+_EFFECTS: dict[str, Literal["discard", "minus5", "halve"]] = {GOSSIP: "discard", FAUX_PAS: "minus5", FRAUD: "halve"}
+
+
+def card_json(card: Card) -> StatusCard:
     """A card in the observation format."""
     if isinstance(card, int):
         return {"kind": "guest", "value": card}
     if card == PRESTIGE:
         return {"kind": "prestige"}
-    return {"kind": "scandal", "effect": card}
+    return {"kind": "scandal", "effect": _EFFECTS[card]}
 
 
 def card_from_json(value: Any) -> Card:
@@ -395,6 +402,14 @@ class HighSocietyGame(Game):
         min_players=3,
         max_players=5,
         version="1",
+        observation=declaration.Observation,
+        action=declaration.Action,
+        hidden="The order of the status deck (the same for every seat).",
+        chance="The status deck is shuffled.",
+        score=(
+            "Prestige points; the seats cast out (the least money left) rank below all "
+            "others, and ties go to more money left, then the highest guest."
+        ),
         summary=(
             "Reiner Knizia's auction game. Status cards are revealed one at a time: players bid money cards for "
             "guests (worth 1-10) and prestige guests (x2), and bid to avoid scandals (Gossip discards a guest, "
@@ -404,7 +419,7 @@ class HighSocietyGame(Game):
         ),
         options_schema={
             "deck": {
-                "type": "array",
+                "type": ["array", "null"],
                 "description": (
                     "the whole status deck, top first: 16 cards in the observation format - guests "
                     '{"kind": "guest", "value": 1..10}, three {"kind": "prestige"} and the scandals '

@@ -5,26 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import Action, Player, RandomPlayer
+from games.high_society.declaration import Observation, StatusCard
 
 
-def _guest_values(cards: list[dict[str, Any]]) -> list[int]:
+def _guest_values(cards: list[StatusCard]) -> list[int]:
     return [c["value"] for c in cards if c["kind"] == "guest"]
 
 
-def _base_score(cards: list[dict[str, Any]]) -> float:
+def _base_score(cards: list[StatusCard]) -> float:
     """The score before the x2 and x1/2 factors: guests minus 5 for a Faux pas."""
     effects = [c.get("effect") for c in cards]
     return sum(_guest_values(cards)) - 5 * effects.count("minus5")
 
 
-def _multiplier(cards: list[dict[str, Any]]) -> float:
+def _multiplier(cards: list[StatusCard]) -> float:
     factor = 2.0 ** sum(1 for c in cards if c["kind"] == "prestige")
     if any(c.get("effect") == "halve" for c in cards):
         factor /= 2
     return factor
 
 
-class HeuristicPlayer(Player):
+class HeuristicPlayer(Player[Observation]):
     """Values each card in points for itself and pays at most a few money cards per point, always by the smallest
     raise. The poorest players are cast out, so it keeps its money close to the poorest opponent's early on and above
     it from the third red-ring card. On a scandal it bids only while the bid costs less than taking the scandal
@@ -45,7 +46,7 @@ class HeuristicPlayer(Player):
     # third red-ring card.
     DIP_SHARE = 0.25
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         if "discard" in legal[0]:
             # Gossip: give up the least valuable guest.
             return min(legal, key=lambda action: action["discard"])
@@ -63,6 +64,7 @@ class HeuristicPlayer(Player):
         if new_total > budget:
             return {"pass": True}
         card = obs["card"]
+        assert card is not None, "bids are only legal while a card is on auction"
         if card["kind"] == "scandal":
             cost = self._scandal_cost(card["effect"], mine, obs)
             # Passing now takes the scandal but returns the whole bid; bidding on risks losing all of it.
@@ -70,7 +72,7 @@ class HeuristicPlayer(Player):
         value = self._value(card, mine, obs)
         return cheapest if new_total <= value * rate else {"pass": True}
 
-    def _budget(self, obs: dict[str, Any]) -> int:
+    def _budget(self, obs: Observation) -> int:
         """The most this seat may have bid in total this auction.
 
         By the end it must keep more money than the poorest opponent has now (their money can only fall), so it is
@@ -84,7 +86,7 @@ class HeuristicPlayer(Player):
         dip = int(floor * self.DIP_SHARE * max(3 - obs["red_revealed"], 0) / 3)
         return total - floor - 1 + dip
 
-    def _value(self, card: dict[str, Any], mine: list[dict[str, Any]], obs: dict[str, Any]) -> float:
+    def _value(self, card: StatusCard, mine: list[StatusCard], obs: Observation) -> float:
         if card["kind"] == "guest":
             if obs["pending_discard"][obs["seat"]]:
                 return 0.0  # the waiting Gossip would take it at once
@@ -92,7 +94,7 @@ class HeuristicPlayer(Player):
         # Prestige doubles everything: what we have now and what we may still win.
         return max(_base_score(mine), 0.0) * _multiplier(mine) + self.PRESTIGE_FUTURE
 
-    def _scandal_cost(self, effect: str, mine: list[dict[str, Any]], obs: dict[str, Any]) -> float:
+    def _scandal_cost(self, effect: str, mine: list[StatusCard], obs: Observation) -> float:
         multiplier = max(_multiplier(mine), 1.0)
         if effect == "minus5":
             return 5.0 * multiplier
@@ -102,4 +104,4 @@ class HeuristicPlayer(Player):
         return (min(guests) if guests else 3.0) * multiplier
 
 
-PLAYERS: dict[str, type[Player]] = {"random": RandomPlayer, "heuristic": HeuristicPlayer}
+PLAYERS: dict[str, type[Player[Any]]] = {"random": RandomPlayer, "heuristic": HeuristicPlayer}

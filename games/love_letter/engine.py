@@ -11,7 +11,9 @@ import random
 from collections import Counter
 from typing import Any
 
-from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
+from games.love_letter import declaration
+from games.spec import GameSpec
 
 GUARD, PRIEST, BARON, HANDMAID, PRINCE, KING, COUNTESS, PRINCESS = range(1, 9)
 
@@ -453,6 +455,14 @@ class LoveLetterGame(Game):
         min_players=2,
         max_players=4,
         version="1",
+        observation=declaration.Observation,
+        action=declaration.Action,
+        hidden=(
+            "The other players' hands (but cards you saw with a Priest, a Baron or "
+            "a King), the burned card and the order of the deck."
+        ),
+        chance="The deck is shuffled for every round.",
+        score="Tokens of affection; the first seat to reach the target ends the match.",
         summary=(
             "Suitors try to get their love letter to the Princess. Each player holds one card; on your turn you draw "
             "a second and play one of the two, and its effect may knock a rival out of the round, look at a hand, "

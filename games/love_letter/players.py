@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from games.base import Action, Player, RandomPlayer
+from games.love_letter.declaration import Move, Observation
 from games.love_letter.engine import (
     BARON,
     COUNTESS,
@@ -29,7 +30,7 @@ class Beliefs:
     hand is drawn from it, narrowed by public facts since that hand last changed: a wrong Guard guess rules a value
     out, and surviving a Baron against a player who went out puts a floor under the card."""
 
-    def __init__(self, obs: dict[str, Any]) -> None:
+    def __init__(self, obs: Observation) -> None:
         self.obs = obs
         seen = Counter(obs["hand"]) + Counter(obs["set_aside_up"])
         for pile in obs["discards"]:
@@ -40,7 +41,7 @@ class Beliefs:
         self.floor: dict[int, int] = {}
         self._read_moves(obs["moves"], obs["discards"])
 
-    def _read_moves(self, moves: list[dict[str, Any]], discards: list[list[int]]) -> None:
+    def _read_moves(self, moves: list[Move], discards: list[list[int]]) -> None:
         for move in moves:
             seat, card, target = move["seat"], move["card"], move.get("target")
             # The player's remaining card may be the one just drawn: what we had learnt about them is stale.
@@ -76,13 +77,13 @@ class Beliefs:
         return sum(v * n for v, n in self.pool.items()) / total if total else 4.0
 
 
-class HeuristicPlayer(Player):
+class HeuristicPlayer(Player[Observation]):
     """Counts cards, uses what it has seen, names the likeliest card with a Guard and keeps high cards late."""
 
     name = "heuristic"
     description = "counts cards and scores each legal action by its effect and the card it keeps"
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         if len(legal) == 1:
             return legal[0]
         beliefs = Beliefs(obs)
@@ -91,7 +92,7 @@ class HeuristicPlayer(Player):
         # Break exact ties at random so the player is not trivially predictable.
         return legal[self.rng.choice([i for score, i in scored if score >= best - 1e-9])]
 
-    def _score(self, obs: dict[str, Any], beliefs: Beliefs, action: Action) -> float:
+    def _score(self, obs: Observation, beliefs: Beliefs, action: Action) -> float:
         hand = list(obs["hand"])
         card, target = action["card"], action.get("target")
         hand.remove(card)
@@ -108,7 +109,7 @@ class HeuristicPlayer(Player):
         return effect + self._keep_value(obs, kept, card, target)
 
     def _effect(
-        self, obs: dict[str, Any], beliefs: Beliefs, card: int, target: int | None, guess: int | None, kept: int
+        self, obs: Observation, beliefs: Beliefs, card: int, target: int | None, guess: int | None, kept: int
     ) -> float:
         if target is None:
             return {HANDMAID: 2.0, COUNTESS: 0.3}.get(card, 0.0)
@@ -130,7 +131,7 @@ class HeuristicPlayer(Player):
             return 0.5 * (expected - kept) - 1.0
         return 0.0
 
-    def _keep_value(self, obs: dict[str, Any], kept: int, card: int, target: int | None) -> float:
+    def _keep_value(self, obs: Observation, kept: int, card: int, target: int | None) -> float:
         # Late in the round the kept card decides the showdown; early it matters less.
         lateness = 1.0 - obs["deck_size"] / 11.0
         value: float = kept * (0.15 + 0.5 * max(lateness, 0.0))
@@ -143,4 +144,4 @@ class HeuristicPlayer(Player):
         return value
 
 
-PLAYERS: dict[str, type[Player]] = {"random": RandomPlayer, "heuristic": HeuristicPlayer}
+PLAYERS: dict[str, type[Player[Any]]] = {"random": RandomPlayer, "heuristic": HeuristicPlayer}

@@ -10,7 +10,10 @@ import bisect
 import random
 from typing import Any
 
-from games.base import Action, Game, GameSpec, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
+from games.ranczo import declaration
+from games.ranczo.declaration import Buried, Card, Cell, Played
+from games.spec import GameSpec
 
 COPIES = 7
 CARD_COUNT = 49
@@ -24,7 +27,7 @@ VALUE: tuple[int, ...] = tuple(card // COPIES + 1 for card in range(CARD_COUNT))
 BALLOON: tuple[bool, ...] = tuple(card % COPIES == 0 and 2 <= VALUE[card] <= 6 for card in range(CARD_COUNT))
 
 
-def card_json(card: int) -> dict[str, Any]:
+def card_json(card: int) -> Card:
     """A card as observations show it."""
     return {"id": card, "value": VALUE[card], "balloon": BALLOON[card]}
 
@@ -37,7 +40,7 @@ def _ids_of(value: int, balloon: bool) -> list[int]:
     return [card for card in range(CARD_COUNT) if VALUE[card] == value and BALLOON[card] == balloon]
 
 
-def normalise_deck(deck: object) -> list[dict[str, Any]]:
+def normalise_deck(deck: object) -> list[Card]:
     """Validate a ``deck`` option (49 cards, top first, ids optional) and return it with every id filled in."""
     if not isinstance(deck, list) or len(deck) != CARD_COUNT:
         raise InvalidOptions(f"deck must be a list of all {CARD_COUNT} cards, top first")
@@ -115,7 +118,7 @@ class RanczoState(State):
         self.round_tokens = [0] * self.players
         self.out = [False] * self.players
         self.buries_in_a_row = 0
-        self.last: dict[str, Any] | None = None
+        self.last: Played | Buried | None = None
         self.end_reason: str | None = None
         # The multi variant: each player starts one game in turn (seed, "Chcecie więcej?").
         starter = (self.round - 1) % self.players
@@ -299,7 +302,7 @@ class RanczoState(State):
         return gained
 
     # ----- views -------------------------------------------------------------------------------------------------
-    def _grid_json(self) -> list[dict[str, Any]]:
+    def _grid_json(self) -> list[Cell]:
         return [
             {"row": row, "value": value, "balloon": BALLOON[card], "id": card}
             for (row, value), card in sorted(self.grid.items())
@@ -405,6 +408,11 @@ class RanczoGame(Game):
         min_players=2,
         max_players=4,
         version="1",
+        observation=declaration.Observation,
+        action=declaration.Action,
+        hidden="The other players' hands and the order of the deck.",
+        chance="The deck is shuffled for every round.",
+        score="Tokens for completed rows and columns, summed over the rounds.",
         summary=(
             "Sylvie Barc's Dragon, Polish edition: 49 farm-animal cards, seven of each value 1-7, five of them with "
             "a balloon. Each turn you draw and must place a card in its value's column on a grid of at most seven "

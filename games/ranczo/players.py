@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from games.base import Action, Player, RandomPlayer
+from games.ranczo.declaration import Observation
 
 LINE = 7
 MAX_ROWS = 7
@@ -26,7 +27,7 @@ def _p_holds(unseen: int, pool: int, cards: int) -> float:
     return 1.0 - none
 
 
-class HeuristicPlayer(Player):
+class HeuristicPlayer(Player[Observation]):
     """Takes the play worth most tokens now, minus the tokens it is likely to hand the next players.
 
     After each candidate play it looks at every line (row or column) left one card short: such a line is a gift to
@@ -42,7 +43,7 @@ class HeuristicPlayer(Player):
     # A line the heuristic can finish on its next turn is worth a little less than tokens in hand.
     KEEP = 0.9
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         if "bury" in legal[0]:
             return self._bury(obs, legal)
         cards = {card["id"]: card for card in obs["hand"]}
@@ -91,7 +92,7 @@ class HeuristicPlayer(Player):
         mine: Counter[int],
         on_grid: Counter[int],
         opponents: list[int],
-        obs: dict[str, Any],
+        obs: Observation,
         pool: int,
         deck: int,
     ) -> float:
@@ -119,7 +120,7 @@ class HeuristicPlayer(Player):
             total += worth * ((1 - p_opp) * (self.KEEP if mine[missing] > 0 else 0.0) - p_opp)
         return total
 
-    def _bury(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def _bury(self, obs: Observation, legal: list[Action]) -> Action:
         # Keep balloon cards and singletons; give up a plain card of the value held most often.
         counts = Counter(card["value"] for card in obs["hand"])
         cards = {card["id"]: card for card in obs["hand"]}
@@ -128,4 +129,4 @@ class HeuristicPlayer(Player):
         )
 
 
-PLAYERS: dict[str, type[Player]] = {"random": RandomPlayer, "heuristic": HeuristicPlayer}
+PLAYERS: dict[str, type[Player[Any]]] = {"random": RandomPlayer, "heuristic": HeuristicPlayer}

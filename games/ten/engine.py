@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import Game, GameSpec, InvalidOptions, is_int
+from games.base import Game, InvalidOptions, is_int
+from games.spec import GameSpec
+from games.ten import declaration
 from games.ten.cards import (
     BASE_NUMBER_COPIES,
     COLOUR_WILDS_PER_COLOUR,
@@ -108,6 +110,11 @@ class TenGame(Game):
         min_players=2,
         max_players=5,
         version="1",
+        observation=declaration.Observation,
+        action=declaration.Action,
+        hidden="The order of the deck (the same for every seat).",
+        chance="The deck is shuffled.",
+        score="The collection's points; ties go to more black tokens, then more fiasco tokens.",
         summary=(
             "A press-your-luck card game (AEG, 2021). On your turn flip cards one by one: numbers add to a total, "
             "currency cards subtract their pips. Stop before the total passes ten (or the pips alone do) and take "
@@ -118,7 +125,7 @@ class TenGame(Game):
         ),
         options_schema={
             "deck": {
-                "type": "array",
+                "type": ["array", "null"],
                 "description": (
                     "the whole deck for the player count, top first, each card in the observation format "
                     '({"kind": "number", "colour", "value"}, {"kind": "currency", "pips"}, {"kind": "wild", '

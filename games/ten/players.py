@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.base import Action, Player, RandomPlayer
+from games.ten.declaration import Observation
 from games.ten.engine import (
     CURRENCY,
     FIASCO_WORTH,
@@ -18,7 +19,7 @@ from games.ten.engine import (
 )
 
 
-def number_card_ids(obs: dict[str, Any], seat: int) -> list[int]:
+def number_card_ids(obs: Observation, seat: int) -> list[int]:
     return [card["id"] for card in obs["collection"][seat] if card["kind"] == NUMBER]
 
 
@@ -30,17 +31,17 @@ def fill_payment(action: Action, card_ids: list[int]) -> Action:
     return {**action, "pay": {**pay, "cards": sorted(card_ids[: len(pay["cards"])])}}
 
 
-class TenRandomPlayer(RandomPlayer):
+class TenRandomPlayer(RandomPlayer[Observation]):
     """A uniformly random legal action; a payment template is filled with random cards from the collection."""
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         action = self.rng.choice(legal)
         ids = number_card_ids(obs, self.seat)
         self.rng.shuffle(ids)
         return fill_payment(action, ids)
 
 
-class TenHeuristicPlayer(Player):
+class TenHeuristicPlayer(Player[Observation]):
     """Plays like a careful person.
 
     It values everything in points of final score: a black token is worth ``COIN`` points (what it helps buy), a
@@ -56,7 +57,7 @@ class TenHeuristicPlayer(Player):
     CARD_KEEP = 0.15  # a card not in a run may join one later
     GIFT = 0.08  # what a token given to one opponent costs us
 
-    def act(self, obs: dict[str, Any], legal: list[Action]) -> Action:
+    def act(self, obs: Observation, legal: list[Action]) -> Action:
         self.obs = obs
         self._give_memo: dict[tuple[int, tuple[Face, ...]], tuple[list[int], float]] = {}
         self._loss_memo: dict[tuple[Face, ...], list[tuple[float, int, Face]]] = {}
@@ -68,7 +69,9 @@ class TenHeuristicPlayer(Player):
         if phase == "auction":
             return self._bid(legal)
         if phase == "pay":
-            return self._best_payment(legal, False, (face_from_json(obs["auction"]["card"]),))[0]
+            auction = obs["auction"]
+            assert auction is not None, "the pay phase settles an auction"
+            return self._best_payment(legal, False, (face_from_json(auction["card"]),))[0]
         return self._buy(legal, final=phase == "final_buy")
 
     # ----- valuation -----
@@ -126,9 +129,9 @@ class TenHeuristicPlayer(Player):
         counts = obs["deck_counts"]
         deck: dict[Face, int] = {}
         for colour, values in counts["colour"].items():
-            for value, count in values.items():
+            for number, count in values.items():
                 if count:
-                    deck[(NUMBER, colour, int(value), None)] = count
+                    deck[(NUMBER, colour, int(number), None)] = count
         for face_pips, count in counts["currency"].items():
             if count:
                 deck[(CURRENCY, None, None, int(face_pips))] = count
@@ -163,6 +166,7 @@ class TenHeuristicPlayer(Player):
 
     def _bid(self, legal: list[Action]) -> Action:
         auction = self.obs["auction"]
+        assert auction is not None, "bids are only legal during an auction"
         wild = face_from_json(auction["card"])
         assert wild[0] == WILD
         value = self._wild_value(wild)
@@ -266,4 +270,4 @@ class TenHeuristicPlayer(Player):
         return best[1]
 
 
-PLAYERS: dict[str, type[Player]] = {"random": TenRandomPlayer, "heuristic": TenHeuristicPlayer}
+PLAYERS: dict[str, type[Player[Any]]] = {"random": TenRandomPlayer, "heuristic": TenHeuristicPlayer}

@@ -200,6 +200,16 @@ def test_an_illegal_action_is_a_fault_with_the_rule(pile: str, bot: Callable[...
     assert result.seats[0].fault.detail == '{"take":99}: you may take 1 to 3 counters'  # type: ignore[union-attr]
 
 
+def test_an_action_of_no_declared_shape_is_refused_before_the_engine_sees_it(
+    pile: str, bot: Callable[..., Path]
+) -> None:
+    result = play(pile, [hostile(bot, "misshapen"), RANDOM])
+    assert_completed_with_fault(result, 0, "illegal")
+    detail = result.seats[0].fault.detail  # type: ignore[union-attr]
+    shape = "the action does not have a declared shape: 'three' is not of type 'integer' (at ['take'])"
+    assert detail == '{"take":"three"}: ' + shape
+
+
 def test_a_bot_that_exits_early_is_an_exit_fault(pile: str, bot: Callable[..., Path]) -> None:
     result = play(pile, [hostile(bot, "exit_early"), RANDOM, RANDOM])
     assert_completed_with_fault(result, 0, "exit")

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from bots.authoring import starter
+from bots.authoring.stubs import stub
 from bots.packaging import package_upload, unpack
 from bots.runner import BotSeat, play_match
 from bots.sandbox import Limits
 from games.registry import GAMES, example_dir, get_game
+from games.schema import schemas
 from tests.bots.conftest import requires_bwrap
 
 SDK = Path(starter.__file__).parents[1] / "sdk" / "__init__.py"
@@ -34,10 +36,14 @@ def _extract(game_id: str, dest: Path) -> Path:
 def test_the_kit_holds_the_example_bot_the_sdk_and_a_readme_from_the_engine(game_id: str) -> None:
     archive = zipfile.ZipFile(io.BytesIO(starter.build_kit(game_id)))
     names = archive.namelist()
-    assert {name.split("/", 1)[1] for name in names} == FILES and {n.split("/")[0] for n in names} == {f"{game_id}-bot"}
+    declared = {f"{game_id}_types.pyi", "schema.json"}  # generated from the game's declaration
+    assert {name.split("/", 1)[1] for name in names} == FILES | declared
+    assert {n.split("/")[0] for n in names} == {f"{game_id}-bot"}
     read = lambda name: archive.read(f"{game_id}-bot/{name}").decode()  # noqa: E731
     assert read("main.py") == (example_dir(game_id) / "main.py").read_text()
     assert read("parlour_sdk.py") == SDK.read_text()
+    assert read(f"{game_id}_types.pyi") == stub(game_id)
+    assert json.loads(read("schema.json"))["observation"] == schemas(game_id).observation
     readme = read("README.md")
     ref = starter.reference(game_id)
     assert get_game(game_id).spec.summary in readme and "## The rules in brief" in readme

@@ -55,6 +55,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="package")
 def chromium() -> Iterator[Any]:
+    yield from launched_chromium()
+
+
+def launched_chromium() -> Iterator[Any]:
+    """Chromium under Playwright for as long as the generator is not closed (a fixture of another package takes it
+    with a scope of its own: this package's fixture ends only with this package)."""
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set PARLOUR_CHROMIUM)")
     from playwright.sync_api import sync_playwright

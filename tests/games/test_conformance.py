@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 
 import pytest
 
 from games.base import IllegalAction, Outcome, State, canonical
 from games.playthrough import golden_path, render
 from games.registry import GAMES, builtin_players, get_game, make_player
+from games.schema import schemas, validator
 from games.simulate import MAX_DECISIONS
+from tests.games.registering import TEMPLATE, registered
 
 PLAYOUT_SEEDS = range(500)
 # The leak check perturbs every seat's hidden information, which costs a full copy per seat: it runs at this share of
 # the decisions (drawn from the seed's generator, so the same ones every run), which over 100 games is still
 # thousands of checks spread over every phase of every game.
 LEAK_CHECK_SHARE = 0.2
-GAME_IDS = list(GAMES)
+# Validating a whole observation against its schema costs up to a millisecond (TEN's): it runs at this share of the
+# decisions, and on every observation of the final state.
+SHAPE_CHECK_SHARE = 0.1
+GAME_IDS = [*GAMES, TEMPLATE]  # the template game passes what every game passes (it is registered for the test)
 
 
 def _player_count(game_id: str, seed: int) -> int:
@@ -59,8 +65,12 @@ def _json_round_trips(value: object) -> bool:
 
 
 @pytest.fixture(params=GAME_IDS)
-def game_id(request: pytest.FixtureRequest) -> str:
-    return request.param
+def game_id(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == TEMPLATE:
+        with registered(TEMPLATE, "games.template"):
+            yield TEMPLATE
+    else:
+        yield request.param
 
 
 def test_every_game_has_a_random_and_a_stronger_builtin_player(game_id: str) -> None:
@@ -97,7 +107,11 @@ def test_every_view_is_json_and_observations_leak_nothing_hidden(game_id: str) -
 
     for seed in range(0, 100):
         _random_playout(game_id, seed, check)
-    assert checked_leaks > 1000
+    # The spec says whether anything is hidden; perturb_hidden agrees, and then thousands of checks ran.
+    if get_game(game_id).spec.has_hidden_information:
+        assert checked_leaks > 1000
+    else:
+        assert checked_leaks == 0
 
 
 def _mutations(action: dict) -> list[object]:
@@ -186,3 +200,52 @@ def test_wrong_player_counts_are_refused(game_id: str) -> None:
     for bad in (game.min_players - 1, game.max_players + 1):
         with pytest.raises(InvalidOptions):
             game.new_state(bad, 1)
+
+
+def _errors(check, value: object) -> list[str]:
+    return [f"{list(error.absolute_path)}: {error.message}" for error in check.iter_errors(value)]
+
+
+def test_observations_and_actions_have_their_declared_shapes(game_id: str) -> None:
+    """The declaration is the truth the schema, the runner's reply check, the SDK's types and the docs are built on:
+    every observation, every legal action (templates included) and every played action fits it."""
+    declared = schemas(game_id)
+    observation, legal_entry, action = (validator(s) for s in (declared.observation, declared.legal, declared.action))
+    checked = 0
+
+    def check(state: State, rng: random.Random) -> None:
+        nonlocal checked
+        if rng.random() >= SHAPE_CHECK_SHARE:
+            return
+        for seat in range(state.players):
+            assert _errors(observation, state.observation(seat)) == []
+        for entry in state.legal_actions()[:50]:
+            assert _errors(legal_entry, entry) == [], entry
+            if "null" not in canonical(entry):  # a template is complete once its free fields are filled in
+                assert _errors(action, entry) == [], entry
+        checked += 1
+
+    for seed in range(0, 20):
+        state = _random_playout(game_id, seed, check)
+        for seat in range(state.players):
+            assert _errors(observation, state.observation(seat)) == []
+        for played in state.history:
+            assert _errors(action, played) == [], played
+        assert _errors(validator(declared.options), state.options) == []
+    assert checked > 20
+
+
+def test_the_declared_chance_is_the_games(game_id: str) -> None:
+    """A game with chance plays the same actions differently under another seed (or refuses them); a game without
+    plays them the same."""
+    game = get_game(game_id)
+    state = _random_playout(game_id, 1)
+    differs = False
+    for seed in (2, 3, 4, 5):
+        try:
+            other = game.replay(state.players, seed, state.options, state.history)
+        except IllegalAction:
+            differs = True
+            continue
+        differs = differs or canonical(other.full_view()) != canonical(state.full_view())
+    assert differs == game.spec.has_chance

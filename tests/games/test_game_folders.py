@@ -24,7 +24,15 @@ RUNTIME = ("games", "bots", "league", "workers")  # the packages that ship (temp
 def test_every_registered_game_keeps_all_of_itself_in_its_folder(game_id: str) -> None:
     folder = registry.game_dir(game_id)
     assert folder == GAMES_DIR / game_id
-    for part in ("__init__.py", "engine.py", "players.py", "viewer.js", "RULES.md", "example/main.py"):
+    for part in (
+        "__init__.py",
+        "declaration.py",
+        "engine.py",
+        "players.py",
+        "viewer.js",
+        "RULES.md",
+        "example/main.py",
+    ):
         assert (folder / part).is_file(), f"games/{game_id}/{part} is missing"
     assert registry.renderer_path(game_id) == folder / "viewer.js"
     assert registry.example_dir(game_id) == folder / "example"

@@ -19,6 +19,7 @@ from bots.authoring import starter
 from bots.limits import Limits
 from bots.runner import BotSeat, play_match
 from games.registry import GAMES
+from games.schema import schemas
 from league.models import BotVersion, Match
 from league.services.bots import do_create_bot, do_register_builtin_bots
 from league.services.matches import do_claim_match, do_create_match
@@ -71,6 +72,8 @@ def test_the_starter_kit_is_served_as_a_zip_that_points_back_at_the_site(client:
         "README.md",
         "smoke_test.py",
         "sample_messages.jsonl",
+        "love_letter_types.pyi",
+        "schema.json",
     }
     readme = archive.read("love_letter-bot/README.md").decode()
     assert "http://testserver/games/love_letter/reference/" in readme
@@ -185,12 +188,14 @@ def test_an_owner_sees_why_their_bot_faulted(client: Client, alice) -> None:
     assert "2.5" in own and "thinking" in own and 'class="auto"' in own and "pondering..." in own
 
 
-def test_the_kit_readme_and_the_reference_agree_with_the_docs_of_every_game() -> None:
-    """The engines' observations and the docs' observation tables name the same fields, for every game."""
+def test_the_kit_readme_and_the_reference_show_every_declared_field_with_its_meaning() -> None:
+    """The reference reads the game's declaration, not a sample of play: every declared field, each with a meaning,
+    and the example act sends no field the declaration does not name."""
     for game_id in GAMES:
         ref = starter.reference(game_id)
-        assert not ref.undocumented, f"{game_id}: fields the docs do not describe: {ref.undocumented}"
-        assert not ref.documented_missing, f"{game_id}: documented fields never sent: {ref.documented_missing}"
+        assert [f.name for f in ref.fields] == list(schemas(game_id).observation["properties"])
+        assert all(f.description for f in ref.fields), f"{game_id}: a declared field without a meaning"
+        assert set(ref.messages["act"]["obs"]) <= {f.name for f in ref.fields}
 
 
 def test_the_api_game_list_and_the_references_cover_the_same_games(client: Client, db) -> None:

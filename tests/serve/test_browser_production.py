@@ -9,14 +9,14 @@ Redis the servers listen on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from django.test.utils import modify_settings
 
 from tests.browser import test_tables, test_watch
-from tests.browser.conftest import Tab, chromium, open_tab  # noqa: F401  (fixtures used by the tests below)
+from tests.browser.conftest import Tab, launched_chromium, open_tab  # noqa: F401  (open_tab: a fixture used below)
 from tests.serve.conftest import Server
 
 pytestmark = pytest.mark.browser
@@ -30,6 +30,13 @@ class _ProductionServer:
     def __init__(self, server: Server) -> None:
         self.url = server.url
         self._live_server_modified_settings = modify_settings(ALLOWED_HOSTS={"append": "127.0.0.1"})
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Closed with this module: Playwright's event loop must not run on into the next package's tests (Django
+    refuses database calls from a thread with a running loop)."""
+    yield from launched_chromium()
 
 
 @pytest.fixture

@@ -1,8 +1,19 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
-from games.base import Game, GameSpec, InvalidOptions, Outcome, State
+from games.base import Game, InvalidOptions, Outcome, State
+from games.spec import GameSpec
+
+
+class PileObservation(TypedDict):
+    pile: Annotated[int, "Counters left."]
+    seat: Annotated[int, "Your seat."]
+    taken: Annotated[list[int], "Counters each seat took."]
+
+
+class Take(TypedDict):
+    take: Annotated[int, "Counters to take, 1 to 3."]
 
 
 class PileState(State):
@@ -29,7 +40,7 @@ class PileState(State):
         self.turn = (self.turn + 1) % self.players
         return [f"takes {action['take']}"]
 
-    def _observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> PileObservation:
         return {"pile": self.pile, "seat": seat, "taken": list(self.taken)}
 
     def _public_view(self) -> dict[str, Any]:
@@ -46,7 +57,18 @@ class PileState(State):
 
 
 class PileGame(Game):
-    spec = GameSpec(id="parlour_test_pile", title="Pile", min_players=2, max_players=4, version="1")
+    spec = GameSpec(
+        id="parlour_test_pile",
+        title="Pile",
+        min_players=2,
+        max_players=4,
+        version="1",
+        observation=PileObservation,
+        action=Take,
+        hidden="",
+        chance="Who starts.",
+        score="1 for taking the last counter.",
+    )
     state_class = PileState
 
     def start_info(self, players: int, options: dict[str, Any]) -> dict[str, Any]:
