@@ -91,6 +91,8 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
         if person.page.get_attribute(root, "data-status") == "finished":
             break
         move = person.page.get_attribute(root, "data-move")
+        # This test plays the protocol's own actions (the games' controls have tests of their own): unfold them.
+        person.page.evaluate("document.querySelectorAll('[data-raw-actions]').forEach((d) => { d.open = true; })")
         buttons = person.page.locator(".tb-action:not([disabled])")
         count = buttons.count()
         forms = person.page.locator("form.tb-fill")
@@ -181,6 +183,8 @@ def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob
         if person.page.get_attribute(root, "data-status") == "finished":
             break
         move = person.page.get_attribute(root, "data-move")
+        # This test plays the protocol's own actions (the games' controls have tests of their own): unfold them.
+        person.page.evaluate("document.querySelectorAll('[data-raw-actions]').forEach((d) => { d.open = true; })")
         buttons = person.page.locator(".tb-action:not([disabled])")
         buttons.nth(rng.randrange(buttons.count())).click()
         person.page.wait_for_selector(f"{root}:not([data-move='{move}']), {root}:not([data-status=running])")

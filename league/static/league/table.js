@@ -1,6 +1,11 @@
 // A person's table (templates/league/table.html): the game's own replay renderer draws the seat's observation (or,
-// for a spectator, the public view) in an interactive mode; the legal actions are buttons; moves arrive by
-// server-sent events (/tables/<id>/events/), actions go to the API (/api/tables/<id>/act/).
+// for a spectator, the public view) in an interactive mode; moves arrive by server-sent events
+// (/tables/<id>/events/), actions go to the API (/api/tables/<id>/act/).
+// The person acts through the game's own controls when its renderer exports them (docs/viewer.md, "Controls"):
+//   controls(observation, ctx) -> Element | null, where ctx is the render context plus
+//   legal (the legal actions, some with null blanks), blanks (their description, games/blanks.py),
+//   act(action, label) (send it; label is the sentence shown while it is sent), you (the person's seat).
+// The protocol's own actions stay below, folded away (the only controls when a game exports none).
 // window.parlourTable.latencies: click -> the bots' reply drawn, in ms (the browser tests and benchmarks read it).
 import { adoptCss, compact, esc, h, ordinal, seatChip } from "./viewer/kit.js";
 import * as generic from "./viewer/generic.js";
@@ -102,6 +107,20 @@ async function send(view, action, button) {
   }
 }
 
+function gameControls(view) {
+  if (typeof renderer.controls !== "function" || view.role !== "person") return null;
+  const ctx = {
+    ...context(view), legal: view.legal_actions || [], blanks: view.blanks || null, you: view.person_seat,
+    act: (action, label) => { if (label) messageBox.textContent = `${label}…`; send(view, action, null); },
+  };
+  try {
+    return renderer.controls(view.observation, ctx) || null;
+  } catch (error) {
+    console.error("Parlour table: the game's controls failed", error);
+    return null;
+  }
+}
+
 function drawActions(view) {
   const legal = view.legal_actions || [];
   // The same decision pushed again (its clock started): keep the buttons, do not redraw them under the pointer.
@@ -110,19 +129,31 @@ function drawActions(view) {
   actionsBox.dataset.key = key;
   actionsBox.replaceChildren();
   if (!legal.length) return;
+  const own = gameControls(view);
+  if (own) {
+    actionsBox.appendChild(h("div", { class: "tb-controls", "data-controls": "" }, own));
+    const raw = h("details", { class: "tb-raw", "data-raw-actions": "" }, h("summary", null, "Every legal action, as a bot writes it"));
+    actionsBox.appendChild(raw);
+    drawProtocolActions(view, legal, raw);
+    return;
+  }
+  drawProtocolActions(view, legal, actionsBox);
+}
+
+function drawProtocolActions(view, legal, box) {
   // The server describes each template's blanks (games/blanks.py); an action without blanks is a button.
   const described = view.blanks || { blanks: legal.map((a) => (hasBlank(a) ? null : [])), lists: {} };
   const blanksOf = (i) => described.blanks[i] || [];
   const concrete = legal.filter((a, i) => described.blanks[i] && !blanksOf(i).length);
   const templates = legal.map((a, i) => [a, i]).filter(([, i]) => !described.blanks[i] || blanksOf(i).length);
-  actionsBox.appendChild(h("p", { class: "tb-prompt" }, templates.length && !concrete.length ? "Your move: fill one in and play it." : "Your move: choose one."));
+  box.appendChild(h("p", { class: "tb-prompt" }, templates.length && !concrete.length ? "Your move: fill one in and play it." : "Your move: choose one."));
   const list = h("div", { class: "tb-buttons" });
   concrete.forEach((action, index) => {
     const button = h("button", { type: "button", class: "button tb-action", title: JSON.stringify(action), dataset: { index: String(index), action: JSON.stringify(action) } }, describe(action));
     button.addEventListener("click", () => send(view, action, button));
     list.appendChild(button);
   });
-  if (concrete.length) actionsBox.appendChild(list);
+  if (concrete.length) box.appendChild(list);
   if (!templates.length) return;
   const say = (text) => { messageBox.textContent = text; messageBox.dataset.kind = "error"; };
   const forms = h("div", { class: "tb-fills" });
@@ -130,7 +161,7 @@ function drawActions(view) {
     const blanks = described.blanks[i] || [];
     if (blanks.length) forms.appendChild(fillForm(template, blanks, described.lists || {}, i, (action, button) => send(view, action, button), say));
   }
-  actionsBox.appendChild(forms);
+  box.appendChild(forms);
   // The raw action as JSON, for what the controls cannot say (collapsed).
   const input = h("input", { type: "text", class: "tb-template", maxlength: 4000, value: JSON.stringify(templates[0][0]), "aria-label": "Your action as JSON (fill in the nulls)" });
   const button = h("button", { type: "button", class: "button small" }, "Send");
@@ -139,7 +170,7 @@ function drawActions(view) {
     try { action = JSON.parse(input.value); } catch { say("That is not JSON."); return; }
     send(view, action, button);
   });
-  actionsBox.appendChild(h("details", { class: "tb-advanced" }, h("summary", null, "Advanced: write the action as JSON"), h("p", { class: "tb-free" }, input, button)));
+  box.appendChild(h("details", { class: "tb-advanced" }, h("summary", null, "Advanced: write the action as JSON"), h("p", { class: "tb-free" }, input, button)));
 }
 
 function drawNarration(view) {
