@@ -219,9 +219,9 @@ def _running_matches(count: int) -> list[tuple[int, list[dict[str, Any]]]]:
     """``count`` running league matches of Love Letter and their moves (played here, published as the bench goes)."""
     from bots.results import BotSeat
     from bots.runner import play_match
-    from league.models import Bot
-    from league.services.bots import do_register_builtin_bots
-    from league.services.matches import do_claim_match, do_create_match
+    from league.bots.models import Bot
+    from league.bots.services import do_register_builtin_bots
+    from league.play.matches import do_claim_match, do_create_match
 
     do_register_builtin_bots(["love_letter"])
     bots = list(Bot.objects.filter(game="love_letter").order_by("pk")[:2])
@@ -247,7 +247,7 @@ class Publisher(threading.Thread):
     def run(self) -> None:
         from django.db import connection
 
-        from league.services import watch
+        from league.live import watch
 
         counts = [0 for _ in self.matches]
         step = MOVE_INTERVAL_SECONDS / len(self.matches)
@@ -463,7 +463,7 @@ def main() -> None:
     infra.create_database(DB_NAME)
     infra.setup_django(DB_NAME)
     infra.flush_redis()
-    from league.models import Bot
+    from league.bots.models import Bot
 
     matches = _running_matches(args.games)
     bot = Bot.objects.filter(game="love_letter").order_by("pk").first()

@@ -83,12 +83,13 @@ def site(repeats: int, results: str | None) -> list[list[Any]]:
     from django.db import connection, transaction
 
     from bots.runner import BotSeat, play_match
-    from league import views
-    from league.models import Bot, BotVersion, Match
-    from league.services import outbox
-    from league.services.bots import do_register_builtin_bots
-    from league.services.matches import do_claim_match, do_create_match
-    from league.services.recording import do_record_match_result
+    from league.bots.models import Bot, BotVersion
+    from league.bots.services import do_register_builtin_bots
+    from league.core import outbox
+    from league.play.matches import do_claim_match, do_create_match
+    from league.play.models import Match
+    from league.play.recording import do_record_match_result
+    from league.site import views
 
     rows = []
     bot = Bot.objects.filter(game="love_letter").order_by("id")[5]

@@ -155,8 +155,8 @@ def play(versions: list[Any], games: int, seed: int, hosts: list[infra.Worker], 
     import redis
     from django.utils import timezone
 
-    from league.models import Match
-    from league.services.matches import do_create_match
+    from league.play.matches import do_create_match
+    from league.play.models import Match
 
     pairs = [(versions[n % len(versions)], versions[(n + 1) % len(versions)]) for n in range(games)]
     began = time.perf_counter()
@@ -206,8 +206,8 @@ def main() -> None:
     infra.flush_redis()
     from django.db import connections
 
-    from league.invariants import check_league
-    from league.services.bots import do_register_builtin_bots
+    from league.bots.services import do_register_builtin_bots
+    from league.play.invariants import check_league
 
     do_register_builtin_bots([GAME])
     versions = _make_bots(GAME, args.kind)

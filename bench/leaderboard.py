@@ -7,8 +7,8 @@ Fills a throwaway database — PostgreSQL ``parlour_bench_leaderboard_<pid>`` (c
 with ``--database sqlite``, a temporary SQLite file — quickly, with ``bulk_create``: ``--bots`` bots of one game
 (Love Letter: the worst case for its leaderboard) owned by 5 bots per user, each with a ready version, and
 ``--matches`` finished ladder matches of 2 to 4 seats over a month, one in twenty seats faulted. The outcomes are
-drawn from each bot's hidden strength, and every match is rated through ``league.ratings.rate_match`` in finish order
-as the league does, so ratings, rating changes and sparklines are real (``recompute_ratings --check`` accepts the
+drawn from each bot's hidden strength, and every match is rated through ``league.ratings.elo.rate_match`` in finish
+order as the league does, so ratings, rating changes and sparklines are real (``recompute_ratings --check`` accepts the
 database; it is timed too).
 
 Then, in process with the Django test client (no web server): each page's and API call's SQL query count, and its
@@ -111,8 +111,10 @@ def fill(bots: int, matches: int, rng: random.Random) -> int:
     from django.utils import timezone
 
     from bots.results import FaultCause
-    from league import ratings
-    from league.models import Bot, BotVersion, Match, RatedSequence, Rating, RatingChange, Seat
+    from league.bots.models import Bot, BotVersion
+    from league.play.models import Match, Seat
+    from league.ratings import elo as ratings
+    from league.ratings.models import RatedSequence, Rating, RatingChange
 
     users = User.objects.bulk_create(User(username=f"author{n}") for n in range(math.ceil(bots / 5)))
     league = Bot.objects.bulk_create(
@@ -196,7 +198,7 @@ def _created_before() -> Any:
 
 
 def _fields(state: Any) -> dict[str, Any]:
-    from league.models import Rating
+    from league.ratings.models import Rating
 
     values = {name: getattr(state, name) for name in Rating.STATE_FIELDS}
     values["recent"] = list(state.recent)
@@ -209,8 +211,8 @@ def measure(args: argparse.Namespace, busiest: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from league.services import fits
-    from league.services.ladder import do_schedule_ladder
+    from league.ladder.scheduling import do_schedule_ladder
+    from league.ratings import fits
 
     # The fitted Elo through the database, as beat runs it: every rated seat read, fitted, stored.
     began = time.perf_counter()

@@ -59,8 +59,9 @@ def _make_bots(game_id: str, kind: str) -> list[Any]:
     from django.utils import timezone
 
     from games.registry import builtin_players, get_game
-    from league.models import Bot, BotVersion, Rating
-    from league.services.bots import SYSTEM_USERNAME, do_create_bot, do_record_validation
+    from league.bots.models import Bot, BotVersion
+    from league.bots.services import SYSTEM_USERNAME, do_create_bot, do_record_validation
+    from league.ratings.models import Rating
 
     game = get_game(game_id)
     versions = []
@@ -137,9 +138,9 @@ def through_celery(
 ) -> dict[str, float]:
     from celery import current_app
 
-    from league.models import Match
-    from league.services.matches import do_create_match
-    from league.services.outbox import RUN_MATCH_TASK
+    from league.core.outbox import RUN_MATCH_TASK
+    from league.play.matches import do_create_match
+    from league.play.models import Match
 
     current_app.conf.task_default_queue = queue  # the worker of the tree being measured (send_task reads it each time)
     began = time.perf_counter()
@@ -250,7 +251,7 @@ def main() -> None:
     infra.flush_redis()
     from django.db import connections
 
-    from league.services.bots import do_register_builtin_bots
+    from league.bots.services import do_register_builtin_bots
 
     do_register_builtin_bots(args.games)
     bots = {(game_id, kind): _make_bots(game_id, kind) for game_id in args.games for kind in args.kinds}

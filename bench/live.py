@@ -6,7 +6,7 @@ database.
 
 A leaderboard of ``--bots`` rated bots, a running Swiss tournament of ``--entrants`` with one round played, and a
 bot with 20 recent matches. A browser asks for a tournament's standings every 5 s and for a leaderboard or a bot's
-recent matches every 10 s while the page is open (league/live.py)."""
+recent matches every 10 s while the page is open (league/site/parts.py)."""
 
 from __future__ import annotations
 
@@ -72,11 +72,13 @@ def _measure(args: argparse.Namespace) -> list[list[object]]:
     from django.utils import timezone
 
     from bots.runner import BotSeat, play_match
-    from league.models import Bot, BotVersion, Match, Rating
-    from league.services import outbox
-    from league.services.matches import do_claim_match
-    from league.services.recording import do_record_match_result
-    from league.services.tournaments import do_advance_tournament, do_create_tournament, do_start_tournament
+    from league.bots.models import Bot, BotVersion
+    from league.core import outbox
+    from league.play.matches import do_claim_match
+    from league.play.models import Match
+    from league.play.recording import do_record_match_result
+    from league.ratings.models import Rating
+    from league.tournaments.services import do_advance_tournament, do_create_tournament, do_start_tournament
 
     outbox.enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker
     owner = User.objects.create_user("bench", is_staff=True)
@@ -120,8 +122,8 @@ def _measure(args: argparse.Namespace) -> list[list[object]]:
                 round(len(client.get(fresh).content) / 1024, 1),
             ]
         )
-    from league.tournament_queries import live_fingerprint
-    from league.views_tournaments import _render_standings
+    from league.tournaments.queries import live_fingerprint
+    from league.tournaments.views import _render_standings
 
     tournament.refresh_from_db()
     for label, work in (("tournament region, rendered", _render_standings), ("its fingerprint", live_fingerprint)):

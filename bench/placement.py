@@ -61,8 +61,10 @@ def _upload_and_wait(games: int, timeout: float = 300.0) -> dict[str, float]:
     from django.utils import timezone
 
     from games.registry import example_dir
-    from league.models import BotVersion, Match, RatingChange
-    from league.services.bots import do_create_bot
+    from league.bots.models import BotVersion
+    from league.bots.services import do_create_bot
+    from league.play.models import Match
+    from league.ratings.models import RatingChange
 
     source = (example_dir(GAME) / "main.py").read_bytes()
     user = User.objects.create_user(f"bench{random.randrange(10**9)}")
@@ -91,7 +93,7 @@ def _upload_and_wait(games: int, timeout: float = 300.0) -> dict[str, float]:
 
 def _wait_for_the_ladder(timeout: float = 120.0) -> None:
     """Until the built-in bots' ladder has finished a few matches: the upload then competes with a ladder at work."""
-    from league.models import Match
+    from league.play.models import Match
 
     deadline = time.monotonic() + timeout
     while Match.objects.filter(kind=Match.Kind.LADDER, status=Match.Status.FINISHED).count() < 3:
@@ -126,7 +128,7 @@ def child_embedded(games: int, logs: Path) -> dict[str, Any]:
         import django
 
         django.setup()
-        from league.models import Bot
+        from league.bots.models import Bot
 
         deadline = time.monotonic() + 120
         while True:  # migrated and the house bots registered: bin/run-league then starts the worker
@@ -193,7 +195,8 @@ def child_redis_pg(games: int, logs: Path) -> dict[str, Any]:
 def _house_versions(count: int) -> list[Any]:
     from django.contrib.auth.models import User
 
-    from league.models import Bot, BotVersion, Rating
+    from league.bots.models import Bot, BotVersion
+    from league.ratings.models import Rating
 
     owner = User.objects.create(username=f"house{random.randrange(10**9)}")
     versions = []
@@ -231,9 +234,9 @@ def child_record(count: int, database: str) -> dict[str, Any]:
 
         from bots.results import BotSeat
         from bots.runner import SeriesGame, run_series
-        from league.services.matches import do_claim_match, do_create_match
-        from league.services.recording import do_record_match_result
-        from league.services.series import do_claim_series, do_create_series, do_record_series
+        from league.play.matches import do_claim_match, do_create_match
+        from league.play.recording import do_record_match_result
+        from league.play.series import do_claim_series, do_create_series, do_record_series
 
         per = settings.SERIES_GAMES
         versions = _house_versions(2)
@@ -280,10 +283,10 @@ def child_throughput(count: int, lengths: list[int], repeats: int, logs: Path) -
         from django.contrib.auth.models import User
 
         from games.registry import example_dir
-        from league.models import Match
-        from league.services.bots import do_create_bot, do_record_validation
-        from league.services.matches import do_create_match
-        from league.services.series import do_create_series
+        from league.bots.services import do_create_bot, do_record_validation
+        from league.play.matches import do_create_match
+        from league.play.models import Match
+        from league.play.series import do_create_series
 
         owner = User.objects.create(username="author")
         bot = do_create_bot(owner, GAME, "example", (example_dir(GAME) / "main.py").read_bytes(), "main.py")

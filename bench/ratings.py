@@ -4,8 +4,8 @@ fast a refit is at 10,000 bots and 1,000,000 games (docs/ratings.md, Fitted Elo;
     .venv/bin/python bench/ratings.py [--quick] [--leagues 10] [--cap 6000] [--series 1 12] [--order-only]
                                       [--results FILE]
 
-Everything drives the real code, no copy: ``league.fitting`` (fit, rank ranges) with ``league.settling`` (its
-matchmaking), and today's ``league.ratings.rate_match`` with ``league.pairing.plan_tables``.
+Everything drives the real code, no copy: ``league.ratings.fitting`` (fit, rank ranges) with ``league.ladder.settling``
+(its matchmaking), and today's ``league.ratings.elo.rate_match`` with ``league.ladder.pairing.plan_tables``.
 
 - **Order**: 16 bots 60 Elo apart (the true ratings, centred on 1500). Matches are planned two at a time (a queue
   of depth 2, ``max_in_flight`` 2), played from the Elo model — a table's ranking is a Plackett-Luce draw with
@@ -40,10 +40,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import machine, record
-from league import fitting
-from league.pairing import Candidate, Policy, plan_tables
-from league.ratings import BotRating, RatedSeat, rate_match
-from league.settling import plan_settling_tables
+from league.ladder.pairing import Candidate, Policy, plan_tables
+from league.ladder.settling import plan_settling_tables
+from league.ratings import fitting
+from league.ratings.elo import BotRating, RatedSeat, rate_match
 
 BOTS, GAP, CHECK_EVERY, TABLES_PER_ROUND = 16, 60.0, 20, 2
 Result = tuple[list[int], list[int]]

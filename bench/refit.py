@@ -47,7 +47,7 @@ def build_bots(bots: int) -> list[int]:
     """Users (5 bots each), bots and their ready versions; returns the version ids by bot index."""
     from django.contrib.auth.models import User
 
-    from league.models import Bot, BotVersion
+    from league.bots.models import Bot, BotVersion
 
     users = User.objects.bulk_create(User(username=f"author{n}") for n in range((bots + 4) // 5))
     made = Bot.objects.bulk_create(Bot(owner=users[n // 5], game=GAME, name=f"bot{n}") for n in range(bots))
@@ -64,7 +64,7 @@ def build_bots(bots: int) -> list[int]:
 def add_matches(cursor: Any, versions: list[int], start: int, end: int) -> None:
     """Matches start+1..end (ids and recorded order alike), with seats ranked by strength plus noise."""
     from bench.site import _insert_select
-    from league.models import Match, Seat
+    from league.play.models import Match, Seat
 
     bots = len(versions)
     step = max(1, (bots - 1) // 4)  # 4 * step < bots: a table's bots are distinct
@@ -189,8 +189,8 @@ def reuse(args: argparse.Namespace) -> None:
     """``--database``: the league as kept (built and cold-refitted the first time), then ``--rounds`` refits."""
     from django.db import connection
 
-    from league.models import Match
-    from league.services import fits
+    from league.play.models import Match
+    from league.ratings import fits
 
     if not Match.objects.exists():
         build(args)
@@ -210,7 +210,7 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
     from django.db import connection, transaction
     from django.db.models import Max
 
-    from league.models import Match
+    from league.play.models import Match
 
     trees = {"new": ROOT} | ({"old": Path(args.against).resolve()} if args.against else {})
     database = str(connection.settings_dict["NAME"])
@@ -254,8 +254,9 @@ def rounds(args: argparse.Namespace, versions: list[int]) -> None:
 def run(args: argparse.Namespace) -> None:
     from django.db import connection, transaction
 
-    from league.models import BotVersion, Match, Seat
-    from league.services import fits
+    from league.bots.models import BotVersion
+    from league.play.models import Match, Seat
+    from league.ratings import fits
 
     versions = build(args)
     rng = random.Random(2)

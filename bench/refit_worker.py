@@ -31,7 +31,7 @@ def main() -> None:
     from bench import infra
 
     infra.setup_django(database, migrate=False)
-    from league.services import fits
+    from league.ratings import fits
 
     if not Path(fits.__file__).resolve().is_relative_to(tree):
         raise SystemExit(f"{fits.__file__} is not in {tree}")

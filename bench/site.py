@@ -13,8 +13,9 @@ At every size: each endpoint's SQL query count and its in-process time (Django t
 (2 sync workers, loopback only) under wrk for ``--seconds`` per endpoint at 1 connection (the service time) and 4
 connections (the throughput of the two workers; wrk shares the two cores with them).
 
-Also, on the largest league: matchmaking time vs the number of bots, ``league.services.ladder.do_schedule_ladder`` with
-1%, 10% and 100% of the bots on the ladder, and the pure ``league.pairing.plan_tables`` at 100 to 10,000 candidates.
+Also, on the largest league: matchmaking time vs the number of bots, ``league.ladder.scheduling.do_schedule_ladder``
+with 1%, 10% and 100% of the bots on the ladder, and the pure ``league.ladder.pairing.plan_tables`` at 100 to 10,000
+candidates.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _insert_select(cursor: Any, model: Any, exprs: dict[str, str], source: str) 
 def _sample_replays(cursor: Any) -> None:
     """One real replay per game and table size (built-in random players), packed as the league stores it."""
     from bots.runner import BotSeat, play_match
-    from league.models import Match
+    from league.play.models import Match
 
     cursor.execute("CREATE TABLE bench_replay (game text, players int, data bytea, PRIMARY KEY (game, players))")
     for _index, game_id, low, high, _version in _games():
@@ -119,7 +120,8 @@ def build_bots(bots: int) -> None:
     from django.contrib.auth.models import User
     from django.db import connection, transaction
 
-    from league.models import Bot, BotVersion, Rating
+    from league.bots.models import Bot, BotVersion
+    from league.ratings.models import Rating
 
     games = _games()
     per_game = bots // len(games)
@@ -206,7 +208,8 @@ def add_matches(total: int, newest: int) -> float:
     the largest size) finished EPOCH_HOURS_AGO, the others one every SECONDS_BETWEEN_MATCHES before. Returns seconds."""
     from django.db import connection, transaction
 
-    from league.models import Match, RatingChange, Seat
+    from league.play.models import Match, Seat
+    from league.ratings.models import RatingChange
 
     began = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
@@ -302,7 +305,8 @@ def add_matches(total: int, newest: int) -> float:
 
 # ----- measuring --------------------------------------------------------------------------------------------------
 def sample_ids(count: int = 50) -> dict[str, list[int]]:
-    from league.models import Bot, Match
+    from league.bots.models import Bot
+    from league.play.models import Match
 
     rng = random.Random(7)
     bots = list(Bot.objects.filter(game="love_letter").values_list("id", flat=True))
@@ -321,7 +325,7 @@ def _paths(template: str, ids: dict[str, list[int]]) -> list[str]:
 
 
 def _clear_page_cache() -> bool:
-    """Forget the cached page parts (league/caching.py); False where this tree has none."""
+    """Forget the cached page parts (league/ratings/caching.py); False where this tree has none."""
     from django.core.cache import caches
     from django.core.cache.backends.base import InvalidCacheBackendError
 
@@ -508,9 +512,10 @@ def matchmaking(results: str | None) -> list[list[Any]]:
     """do_schedule_ladder with a share of the bots on the ladder, and plan_tables alone at growing sizes."""
     from django.db import connection
 
-    from league import pairing
-    from league.models import Bot, Match
-    from league.services.ladder import do_schedule_ladder
+    from league.bots.models import Bot
+    from league.ladder import pairing
+    from league.ladder.scheduling import do_schedule_ladder
+    from league.play.models import Match
 
     rows = []
     for share in (0.01, 0.1, 1.0):

@@ -86,8 +86,10 @@ def child(tree: Path, games: int, logs: Path, label: str, sleep: float) -> dict[
         from django.core.management import call_command
 
         from games.registry import example_dir
-        from league.models import BotVersion, Match, RatingChange
-        from league.services.bots import do_create_bot
+        from league.bots.models import BotVersion
+        from league.bots.services import do_create_bot
+        from league.play.models import Match
+        from league.ratings.models import RatingChange
 
         call_command("register_builtin_bots", verbosity=0)
         environment = {"PYTHONPATH": str(tree), "LADDER_ENABLED": "true"}  # (the ladder's bots; no beat: no ladder)

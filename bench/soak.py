@@ -17,8 +17,8 @@ Every ``--fault-seconds`` (a random time in the range) one fault, chosen at rand
 - ``db``: terminate every database connection of the workers (``pg_terminate_backend``; PostgreSQL only).
 
 At the end the faults stop, the ladder stops scheduling, the league drains (every queued and running match and
-pending validation finalised, the sweeper still running), and ``league.invariants.check_league`` runs. It prints the
-matches played, the faults injected and the violations found (there must be none: the exit status is 1 otherwise).
+pending validation finalised, the sweeper still running), and ``league.play.invariants.check_league`` runs. It prints
+the matches played, the faults injected and the violations found (there must be none: the exit status is 1 otherwise).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _setup_league(database_url: str, redis_url: str) -> None:
     from django.core.management import call_command
 
     from games.registry import GAMES, example_dir
-    from league.services.bots import do_create_bot, do_register_builtin_bots
+    from league.bots.services import do_create_bot, do_register_builtin_bots
 
     call_command("migrate", verbosity=0, interactive=False)
     do_register_builtin_bots()
@@ -185,13 +185,14 @@ def _terminate_connections() -> int:
 
 
 def _running_on(worker: Process) -> int:
-    from league.models import Match
+    from league.play.models import Match
 
     return Match.objects.filter(status=Match.Status.RUNNING, claimed_by__startswith=f"soak{worker.name[-1]}@").count()
 
 
 def _in_flight() -> tuple[int, int, int]:
-    from league.models import BotVersion, Match
+    from league.bots.models import BotVersion
+    from league.play.models import Match
 
     return (
         Match.objects.filter(status=Match.Status.QUEUED).count(),
@@ -234,8 +235,8 @@ def main() -> int:
     for process in [*workers, beat]:
         process.start()
 
-    from league.invariants import check_league
-    from league.models import Match
+    from league.play.invariants import check_league
+    from league.play.models import Match
 
     faults: Counter[str] = Counter()
     kinds = ["kill", "kill", "redis"] + ([] if args.sqlite else ["db"])

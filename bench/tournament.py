@@ -5,11 +5,11 @@
 
 A throwaway PostgreSQL database (``parlour_bench_tournament``, created, migrated and dropped) and Redis
 (``BENCH_REDIS_URL``, database 14 by default; see bench/infra.py). The entrants are built-in players (``random`` and
-``heuristic`` in turn, each its own bot, made by ``league.services.bots.do_create_house_bot`` like the house bots).
+``heuristic`` in turn, each its own bot, made by ``league.bots.services.do_create_house_bot`` like the house bots).
 
 - ``inline``: the tournament played in this process — claim, ``bots.runner.play_match``, record the result, advance
   the tournament — one game at a time, no queue: the floor (the engine, the runner and the league's writes).
-- ``celery``: the same tournament started through ``league.services.tournaments.do_start_tournament`` and played by a
+- ``celery``: the same tournament started through ``league.tournaments.services.do_start_tournament`` and played by a
   real Celery worker with N prefork children: each recorded result enqueues ``parlour.advance_tournament``, which opens
   the next round. Timed from the start until the tournament is ``finished`` in the database.
 
@@ -35,7 +35,7 @@ DB_NAME = "parlour_bench_tournament"
 
 
 def make_entrants(game_id: str, count: int) -> list[Any]:
-    from league.services.bots import do_create_house_bot
+    from league.bots.services import do_create_house_bot
 
     players = ["random", "heuristic"]
     return [
@@ -45,14 +45,14 @@ def make_entrants(game_id: str, count: int) -> list[Any]:
 
 
 def create(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, label: str) -> Any:
-    from league.services.tournaments import do_create_tournament
+    from league.tournaments.services import do_create_tournament
 
     settings = {"games_per_pairing": games, "table_size": table_size}
     return do_create_tournament(None, game_id, f"bench {label}", fmt, settings, bots)
 
 
 def summary(tournament: Any, seconds: float) -> dict[str, Any]:
-    from league.models import Match
+    from league.play.models import Match
 
     rounds = list(tournament.rounds.order_by("number"))
     spans = [(r.finished_at - r.started_at).total_seconds() for r in rounds if r.finished_at and r.started_at]
@@ -69,11 +69,12 @@ def summary(tournament: Any, seconds: float) -> dict[str, Any]:
 
 def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: int) -> dict[str, Any]:
     from bots.runner import BotSeat, play_match
-    from league.models import Match, Tournament
-    from league.services import outbox
-    from league.services.matches import do_claim_match
-    from league.services.recording import do_record_match_result
-    from league.services.tournaments import do_advance_tournament, do_start_tournament
+    from league.core import outbox
+    from league.play.matches import do_claim_match
+    from league.play.models import Match
+    from league.play.recording import do_record_match_result
+    from league.tournaments.models import Tournament
+    from league.tournaments.services import do_advance_tournament, do_start_tournament
 
     enqueue = outbox.enqueue
     outbox.enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker
@@ -105,8 +106,8 @@ def run_inline(game_id: str, fmt: str, bots: list[Any], games: int, table_size: 
 def run_celery(
     game_id: str, fmt: str, bots: list[Any], games: int, table_size: int, concurrency: int, log_dir: Path
 ) -> dict[str, Any]:
-    from league.models import Tournament
-    from league.services.tournaments import do_start_tournament
+    from league.tournaments.models import Tournament
+    from league.tournaments.services import do_start_tournament
 
     infra.flush_redis()
     with infra.worker(DB_NAME, concurrency, log_dir):

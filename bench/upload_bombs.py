@@ -97,7 +97,7 @@ class Server:
         self.key = self.manage(
             "shell",
             "-c",
-            "from django.contrib.auth.models import User; from league.services.tokens import do_create_token; "
+            "from django.contrib.auth.models import User; from league.accounts.tokens import do_create_token; "
             "print(do_create_token(User.objects.create_user('bench', password='x' * 12), 'b')[1])",
         ).split()[-1]
         command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{self.port}"]

@@ -52,9 +52,11 @@ def _measure(uploads: int, busy_matches: int) -> dict[str, list[float]]:
     from django.contrib.auth.models import User
 
     from bots.packaging import package_upload
-    from league.models import Bot, BotVersion, Match, Rating
-    from league.services.bots import do_create_bot
-    from league.services.matches import do_create_match
+    from league.bots.models import Bot, BotVersion
+    from league.bots.services import do_create_bot
+    from league.play.matches import do_create_match
+    from league.play.models import Match
+    from league.ratings.models import Rating
 
     owner = User.objects.create_user("bench")
 

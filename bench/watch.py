@@ -54,10 +54,12 @@ def _measure(matches: int) -> list[list[object]]:
     from bots.results import BotSeat
     from bots.runner import play_match
     from games.registry import GAMES
-    from league.models import Bot, Match
-    from league.services import outbox, watch
-    from league.services.bots import do_register_builtin_bots
-    from league.services.matches import do_claim_match, do_create_match
+    from league.bots.models import Bot
+    from league.bots.services import do_register_builtin_bots
+    from league.core import outbox
+    from league.live import watch
+    from league.play.matches import do_claim_match, do_create_match
+    from league.play.models import Match
     from workers.live import LivePublisher
 
     outbox.enqueue = lambda task_name, object_id: None  # type: ignore[assignment]  # nothing to the broker

@@ -5,7 +5,7 @@ table as it stood after every move. ``frames`` re-plays the moves through the re
 the initial state and after each move, the view a chosen perspective is allowed to see, with the narration lines
 ``apply`` returned. After the end it adds ``full_view()``: the hidden cards, revealed.
 
-Pure: imports nothing but ``games``. The league's API (``league.replays``) and the local viewer
+Pure: imports nothing but ``games``. The league's API (``league.play.replays``) and the local viewer
 (``bots.authoring.viewer``) both serve exactly this document.
 
 To keep long replays light, each frame carries only the top-level keys of its view that changed since the previous

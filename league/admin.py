@@ -9,8 +9,11 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
 from games.registry import GAMES
-from league import collusion
-from league.models import ApiToken, Bot, BotVersion, Match, Rating, RatingChange, Seat
+from league.accounts.models import ApiToken
+from league.bots.models import Bot, BotVersion
+from league.play.models import Match, Seat
+from league.ratings import collusion
+from league.ratings.models import Rating, RatingChange
 
 _VERSION_FIELDS = ("number", "status", "language", "builtin", "archive_size", "validation_log", "created")
 _SEAT_FIELDS = ("number", "bot_version", "rank", "score", "fault", "fault_detail", "moves", "time_ms")
@@ -73,7 +76,7 @@ class MatchAdmin(admin.ModelAdmin[Match]):
 
     def collusion_view(self, request: HttpRequest) -> TemplateResponse:
         """Staff only (``admin_view`` sends anyone else to the login): the pairs whose head-to-head results are
-        improbable under the fitted ratings (league/collusion.py)."""
+        improbable under the fitted ratings (league/ratings/collusion.py)."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         game = request.GET.get("game", "")
@@ -114,4 +117,4 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     readonly_fields = ["prefix", "key_hash", "last_used"]
 
 
-from league import admin_tournaments  # noqa: E402, F401  (registers the tournament admin)
+from league.tournaments import admin as admin_tournaments  # noqa: E402, F401  (registers the tournament admin)

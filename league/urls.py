@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from league import views, views_accounts, views_authors, views_tables, views_tournaments, views_watch
+from league.accounts import views as views_accounts
+from league.authors import views as views_authors
+from league.live import views as views_watch
+from league.site import views
+from league.tables import views as views_tables
+from league.tournaments import views as views_tournaments
 
 urlpatterns = [
     path("", views.home, name="home"),

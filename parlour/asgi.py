@@ -4,7 +4,7 @@ streams for a crowd"), with no persistent database connections.
 Django's ASGI application, wrapped so that a reader too slow to accept a chunk (a stalled event stream, a client that
 stops reading) is dropped after STREAM_SEND_TIMEOUT_SECONDS instead of holding its response open forever: the server
 waits for a slow socket to drain before it takes the next chunk, so without a bound such a reader would never end.
-And a request whose body the limits refuse (league/request_bodies.py) is answered from its headers, before Django's
+And a request whose body the limits refuse (league/api/request_bodies.py) is answered from its headers, before Django's
 handler would read the whole body into a temporary file.
 """
 
@@ -26,8 +26,8 @@ from django.conf import settings  # noqa: E402  (after the application: it sets 
 from django.core.handlers.asgi import ASGIRequest  # noqa: E402
 from django.http import HttpResponse  # noqa: E402
 
-from league import request_bodies  # noqa: E402
-from league.stream_hub import in_db_thread  # noqa: E402
+from league.api import request_bodies  # noqa: E402
+from league.site.stream_hub import in_db_thread  # noqa: E402
 
 # Django's advice under ASGI: no persistent database connections. A request's synchronous code runs on a thread of
 # its own, so a kept connection is never reused, only left open until that thread is collected. On PostgreSQL each
@@ -54,7 +54,7 @@ class SlowReader(Exception):
 
 
 async def _refused_before_reading(scope: Scope) -> HttpResponse | None:
-    """The body limits' answer (league/request_bodies.py) from the headers alone, before Django's handler reads the
+    """The body limits' answer (league/api/request_bodies.py) from the headers alone, before Django's handler reads the
     body: it reads all of it into a temporary file before any middleware runs."""
     headers = dict(scope.get("headers") or [])
     length = headers.get(b"content-length", b"0")

@@ -33,11 +33,12 @@ def _prepare(sender: Celery, **kwargs: object) -> None:
         sender.add_periodic_task(settings.LADDER_INTERVAL_SECONDS, sender.signature("parlour.schedule_ladder"))
     # The sweeper: matches (and validations) whose worker died or whose message was lost go out again.
     sender.add_periodic_task(float(settings.MATCH_SWEEP_SECONDS), sender.signature("parlour.requeue_stale_matches"))
-    # Tournaments advance when their games are recorded; this catches a lost delivery (league/services/tournaments.py).
+    # Tournaments advance when their games are recorded; this catches a lost delivery (league/tournaments/services.py).
     sender.add_periodic_task(30.0, sender.signature("parlour.advance_tournament"))
-    # Fitted Elo: each game whose rated games changed is refitted (league/services/fits.py).
+    # Fitted Elo: each game whose rated games changed is refitted (league/ratings/fits.py).
     sender.add_periodic_task(float(settings.RATINGS_REFIT_SECONDS), sender.signature("parlour.refit_ratings"))
-    # Retention: the bots' logs older than LOG_RETENTION_DAYS are deleted, in bounded batches (league/retention.py).
+    # Retention: the bots' logs older than LOG_RETENTION_DAYS are deleted, in bounded batches
+    # (league/play/retention.py).
     sender.add_periodic_task(3600.0, sender.signature("parlour.delete_old_logs"), name="delete old logs")
 
 

@@ -68,7 +68,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "league.request_bodies.RequestBodyLimitMiddleware",  # first: nothing may read a body it refuses
+    "league.api.request_bodies.RequestBodyLimitMiddleware",  # first: nothing may read a body it refuses
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -94,7 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "league.context.games",
+                "league.site.context.games",
             ],
         },
     },
@@ -135,7 +135,7 @@ STATIC_URL = "static/"
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "league.staticfinders.GameViewerFinder",  # each game's replay renderer: games/<id>/viewer.js
+    "league.site.staticfinders.GameViewerFinder",  # each game's replay renderer: games/<id>/viewer.js
 ]
 # The replay viewer's shell (viewer.js and its modules, kit.js, generic.js, viewer.css) is the games package's; the
 # site serves it at static/league/viewer/, the URL its pages have always used. The local viewer
@@ -151,13 +151,14 @@ STORAGES = {
     },
 }
 
-# Request bodies (league/request_bodies.py): over these a request is refused with 413 from its Content-Length, before
-# a byte of it is read. Signed-in users and API tokens may send a bot upload (bots/packaging.py has the archive's own
-# limits) and its form; anyone else a login form's worth. Uploaded files stay in memory, never in the temp folder.
+# Request bodies (league/api/request_bodies.py): over these a request is refused with 413 from its Content-Length,
+# before a byte of it is read. Signed-in users and API tokens may send a bot upload (bots/packaging.py has the
+# archive's own limits) and its form; anyone else a login form's worth. Uploaded files stay in memory, never in the
+# temp folder.
 REQUEST_BODY_MAX_BYTES = MAX_UPLOAD_BYTES + 64 * 1024
 ANONYMOUS_BODY_MAX_BYTES = 64 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
-FILE_UPLOAD_HANDLERS = ["league.request_bodies.MemoryOnlyUploadHandler"]
+FILE_UPLOAD_HANDLERS = ["league.api.request_bodies.MemoryOnlyUploadHandler"]
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -202,7 +203,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/",
-    "ENUM_NAME_OVERRIDES": {"GameEnum": "league.models.game_choices"},
+    "ENUM_NAME_OVERRIDES": {"GameEnum": "league.core.game_choices.game_choices"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",  # the default
         "league.api.schema.small_integer_examples",
@@ -339,8 +340,8 @@ MATCH_RESEND_SECONDS = env_int("MATCH_RESEND_SECONDS", 300)
 # it: at most MATCH_CHAIN_MAX matches in one task, and none started after MATCH_CHAIN_SECONDS (a warm shutdown waits
 # for the task). 1 turns it off: one match per message.
 MATCH_CHAIN_MAX = env_int("MATCH_CHAIN_MAX", 8)
-# Placement (league/services/placement.py): a newly validated version plays PLACEMENT_GAMES rated games at once (0:
-# none), in series of SERIES_GAMES games played by the same bot processes (league/services/series.py).
+# Placement (league/ladder/placement.py): a newly validated version plays PLACEMENT_GAMES rated games at once (0:
+# none), in series of SERIES_GAMES games played by the same bot processes (league/play/series.py).
 PLACEMENT_GAMES = env_int("PLACEMENT_GAMES", 30, minimum=0)
 SERIES_GAMES = env_int("SERIES_GAMES", 6, minimum=1)
 MATCH_CHAIN_SECONDS = env_int("MATCH_CHAIN_SECONDS", 20)
@@ -378,8 +379,9 @@ HUMAN_TABLES_MAX = env_int("HUMAN_TABLES_MAX", 1, minimum=1)
 # Watching league matches live (docs/live.md): a running match's worker publishes its moves at most this often
 # (one small database write); 0 turns live publishing off.
 LIVE_MATCH_INTERVAL_MS = env_int("LIVE_MATCH_INTERVAL_MS", 150, minimum=0)
-# Live event streams (league/event_stream.py, docs/live.md): open at once per web process, and from one address (429
-# past it, 503 past the total, each with Retry-After); how often each web process re-reads the rows it streams (with
+# Live event streams (league/site/event_stream.py, docs/live.md): open at once per web process, and from one address
+# (429 past it, 503 past the total, each with Retry-After); how often each web process re-reads the rows it streams
+# (with
 # REDIS_URL a safety net: changes arrive published); a reader that takes longer than STREAM_SEND_TIMEOUT_SECONDS to
 # accept a chunk is dropped (parlour/asgi.py).
 STREAM_MAX_OPEN = env_int("STREAM_MAX_OPEN", 2000, minimum=1)
@@ -414,7 +416,7 @@ HUMAN_TABLE_CLOCKS = _table_clocks_from_env()
 FAIR_USE_BOTS_PER_USER = env_int("FAIR_USE_BOTS_PER_USER", 20, minimum=1)
 FAIR_USE_UPLOADS_PER_HOUR = env_int("FAIR_USE_UPLOADS_PER_HOUR", 30, minimum=1)
 FAIR_USE_VERSIONS_PER_BOT_PER_HOUR = env_int("FAIR_USE_VERSIONS_PER_BOT_PER_HOUR", 10, minimum=1)
-# Worker time per owner (league/services/worker_budget.py): the wall time their versions' placement and their
+# Worker time per owner (league/play/worker_budget.py): the wall time their versions' placement and their
 # challenges cost the workers in any hour. Beyond it challenges and tables get 429, placement waits, and the fair
 # order between placing owners puts the one who spent least first.
 FAIR_USE_WORKER_SECONDS_PER_HOUR = env_int("FAIR_USE_WORKER_SECONDS_PER_HOUR", 1800, minimum=1)
@@ -423,8 +425,8 @@ LOG_RETENTION_DAYS = env_int("LOG_RETENTION_DAYS", 30, minimum=1)
 # "default": the API's throttle counters. Per process unless CACHE_URL names a Redis database: with several web
 # processes, set it, or each process counts a client's requests on its own (docs/api.md). Never the broker's
 # database: clearing the cache (the tests do) would empty the queue. "pages": the busy pages' expensive parts
-# (league/caching.py), keyed on a fingerprint of the data they show, so a per-process cache is never stale; entries
-# expire after a minute so that the relative times in them ("5 minutes ago") stay current.
+# (league/ratings/caching.py), keyed on a fingerprint of the data they show, so a per-process cache is never stale;
+# entries expire after a minute so that the relative times in them ("5 minutes ago") stay current.
 CACHE_URL = env_str("CACHE_URL")
 if CACHE_URL is None:
     _default_cache = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
@@ -459,14 +461,14 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], ["ip_address"]]  # per ac
 # Failures are forgotten only after the cool-off, never on a successful log-in: with per-address counting that would
 # let a stranger wipe the count of their guesses at another account by logging in to their own.
 AXES_RESET_ON_SUCCESS = False
-AXES_LOCKOUT_CALLABLE = "league.views_accounts.locked_out"  # 429, Retry-After, registration/locked_out.html
+AXES_LOCKOUT_CALLABLE = "league.accounts.views.locked_out"  # 429, Retry-After, registration/locked_out.html
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins (and their addresses) are not kept
-# The client's address (league/account_limits.py, client_address): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT
+# The client's address (league/accounts/limits.py, client_address): REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT
 # reverse proxies that each append to X-Forwarded-For, the address the outermost one saw.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
-AXES_CLIENT_IP_CALLABLE = "league.account_limits.client_address"
-# Per address and per hour (league/account_limits.py, django-ratelimit in the default cache: shared by every web
+AXES_CLIENT_IP_CALLABLE = "league.accounts.limits.client_address"
+# Per address and per hour (league/accounts/limits.py, django-ratelimit in the default cache: shared by every web
 # process when CACHE_URL is set): accounts created, password resets asked for (429 and a page past either), and mails
 # of each kind (reset, verification) sent to one e-mail address (past it the same page as a success, and no mail).
 SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 3, minimum=1)

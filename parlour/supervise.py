@@ -102,7 +102,7 @@ def _split(url: str) -> tuple[str, int, str]:
 
 def web_command(python: str, port: int, processes: int, reload: bool) -> list[str]:
     """uvicorn serving parlour.asgi on 127.0.0.1 (a reverse proxy in front for anything public). Its own reading of
-    X-Forwarded-For is off: the site applies TRUSTED_PROXY_COUNT itself (league/views_accounts.py)."""
+    X-Forwarded-For is off: the site applies TRUSTED_PROXY_COUNT itself (league/accounts/views.py)."""
     command = [
         python,
         "-m",

@@ -8,7 +8,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
-from league import views_accounts
+from league.accounts import views as views_accounts
 
 # Included without a namespace: the names ("home", "password_reset", ...) are the site's, used as they always were.
 urlpatterns = [

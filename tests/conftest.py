@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from league.services.tokens import do_create_token
+from league.accounts.tokens import do_create_token
 
 EXAMPLE_BOT = b"""import json, sys
 for line in sys.stdin:
@@ -83,7 +83,7 @@ def _static_files_without_collectstatic(settings) -> None:
 
 @pytest.fixture(autouse=True)
 def _no_placement_bursts(settings) -> None:
-    """A validated version's placement burst (league/services/placement.py) only where a test turns it on: the
+    """A validated version's placement burst (league/ladder/placement.py) only where a test turns it on: the
     others count the matches they make themselves."""
     settings.PLACEMENT_GAMES = 0
 
@@ -98,7 +98,8 @@ def _fresh_throttle_counters() -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_page_cache() -> None:
-    """Cached page parts (league/caching.py) are keyed on the data, and each test's database reuses the same ids."""
+    """Cached page parts (league/ratings/caching.py) are keyed on the data, and each test's database reuses the same
+    ids."""
     from django.core.cache import caches
 
     caches["pages"].clear()

@@ -43,7 +43,7 @@ def _tracked(suffix: str) -> list[Path]:
 @cache
 def _cited_path() -> re.Pattern[str]:
     """A path from one of the repository's top-level folders to a file with an extension or to a folder (a trailing
-    slash): `league/services/matches.py`, `docs/`, `games/<id>/` (a placeholder ends the path at its folder). Not
+    slash): `league/play/matches.py`, `docs/`, `games/<id>/` (a placeholder ends the path at its folder). Not
     `parlour/random`, a bot's name, nor `/static/league/`, a URL."""
     tops = sorted({part[0] for path in tracked_files() if len(part := path.relative_to(ROOT).parts) > 1})
     return re.compile(rf"(?<![\w./-])(?:{'|'.join(map(re.escape, tops))})/(?:[\w.-]+/)*(?:[\w-]+(?:\.[\w-]+)+)?")

@@ -115,11 +115,14 @@ def test_the_project_reaches_the_league_only_through_its_urls() -> None:
 
 PURE_LEAGUE_MODULES = [
     "league",
-    "league.ratings",
-    "league.pairing",
-    "league.fitting",
-    "league.settling",
-    *sorted(m for m in MODULES if m == "league.tournament_formats" or m.startswith("league.tournament_formats.")),
+    "league.ratings",  # (a feature's package: its docstring only)
+    "league.ladder",
+    "league.tournaments",
+    "league.ratings.elo",
+    "league.ladder.pairing",
+    "league.ratings.fitting",
+    "league.ladder.settling",
+    *sorted(m for m in MODULES if m == "league.tournaments.formats" or m.startswith("league.tournaments.formats.")),
 ]
 
 
@@ -138,7 +141,7 @@ def test_importing_a_pure_league_module_loads_neither_celery_nor_the_django_sett
     assert result.stdout.splitlines() == ["[]", "None"]
 
 
-@pytest.mark.parametrize("module", PURE_LEAGUE_MODULES[1:])
+@pytest.mark.parametrize("module", PURE_LEAGUE_MODULES[4:])
 def test_a_pure_league_module_imports_only_the_stdlib_numpy_scipy_and_pure_league_modules(module: str) -> None:
     allowed_roots = set(sys.stdlib_module_names) | {"numpy", "scipy"}
     offenders = [
@@ -216,7 +219,8 @@ def test_league_never_reaches_any_part_of_the_sandbox_or_runner(module: str) -> 
 
 @cache
 def runtime_imports_of(module: str) -> frozenset[str]:
-    """The modules of ``games`` and ``bots`` that ``module`` imports when it runs (``if TYPE_CHECKING:`` left out)."""
+    """The modules of ours that ``module`` imports when it runs (inside functions too; ``if TYPE_CHECKING:`` left
+    out)."""
     tree = ast.parse(MODULES[module].read_text())
     found: set[str] = set()
 
@@ -233,26 +237,6 @@ def runtime_imports_of(module: str) -> frozenset[str]:
 
     visit(tree)
     return frozenset(name for name in found if name in MODULES and name != module)
-
-
-def test_no_import_cycle_in_games_or_bots() -> None:
-    graph = {m: runtime_imports_of(m) for m in MODULES if m.split(".")[0] in ("games", "bots")}
-    cycles: list[list[str]] = []
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-
-    def walk(module: str, path: list[str]) -> None:
-        state[module] = 1
-        for name in sorted(graph.get(module, ())):
-            if state.get(name) == 1:
-                cycles.append([*path[path.index(name) :], name])
-            elif name not in state:
-                walk(name, [*path, name])
-        state[module] = 2
-
-    for module in sorted(graph):
-        if module not in state:
-            walk(module, [module])
-    assert cycles == []
 
 
 def test_the_web_process_has_the_configured_celery_app() -> None:
@@ -272,4 +256,121 @@ def test_the_results_the_league_records_are_plain_data() -> None:
     # The worker hands the league the runner's typed MatchResult: bots.results must never pull the runner (nor the
     # sandbox) into the league.
     assert [m for m in reachable("bots.results") if _in(m, "bots.runner") or _in(m, "bots.sandbox")] == []
-    assert "bots.results" in imports_of("league.services.recording")
+    assert "bots.results" in imports_of("league.play.recording")
+
+
+# ----- league/ by feature (docs/architecture.md, the league's section) ------------------------------------------------
+# A feature may use the features before it in this order, never one after it; a later feature acts on an earlier
+# one's events through signals that league/apps.py connects. Models are the exception: one Django app, one schema, so
+# any feature may read any feature's models (league/<feature>/models.py), core excepted.
+FEATURE_ORDER = ("core", "accounts", "ratings", "play", "bots", "ladder", "tournaments", "challenges", "tables", "live")
+# The web layer: pages, the API and the admin. It may use every feature, and features never import it.
+WEB_FEATURES = ("authors", "site", "api")
+WEB_MODULE_NAMES = ("views", "admin", "forms", "urls")
+LEAGUE_WIRING = ("league", "league.models", "league.urls", "league.admin", "league.apps")
+
+
+def _feature(module: str) -> str:
+    return module.split(".")[1]
+
+
+def _is_web(module: str) -> bool:
+    parts = module.split(".")
+    return (
+        module in LEAGUE_WIRING
+        or parts[1] in (*WEB_FEATURES, "templatetags", "management")
+        or parts[-1] in WEB_MODULE_NAMES
+    )
+
+
+def _owner_module(name: str) -> str | None:
+    """The module an imported name belongs to (``league.play.matches.do_create_match`` -> ``league.play.matches``)."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+LEAGUE_DOMAIN = sorted(m for m in MODULES if m.startswith("league.") and not _is_web(m))
+
+
+def test_every_league_module_is_in_a_feature_or_the_web_layer() -> None:
+    assert [m for m in LEAGUE_DOMAIN if _feature(m) not in FEATURE_ORDER] == []
+
+
+@pytest.mark.parametrize("module", LEAGUE_DOMAIN)
+def test_a_feature_uses_only_the_features_before_it(module: str) -> None:
+    mine = FEATURE_ORDER.index(_feature(module))
+    offenders = []
+    for name in imports_of(module):
+        target = _owner_module(name)
+        if target is None or not target.startswith("league.") or target == module:
+            continue
+        if _is_web(target):
+            offenders.append(f"{target} (the web layer)")
+        elif target.endswith(".models") and _feature(module) != "core":
+            continue
+        elif FEATURE_ORDER.index(_feature(target)) > mine:
+            offenders.append(target)
+    assert offenders == []
+
+
+def _import_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
+    return {
+        module: {name for name in runtime_imports_of(module) if name.split(".")[0] in packages}
+        for module in MODULES
+        if module.split(".")[0] in packages
+    }
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in graph:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+@pytest.mark.parametrize("packages", [("games", "bots"), ("league", "workers")])
+def test_no_import_cycle(packages: tuple[str, ...]) -> None:
+    # Every import counts, those inside functions too: none may hide a cycle.
+    assert _cycles(_import_graph(packages)) == []
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

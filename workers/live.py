@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import Error  # any database error, InterfaceError included (it is no DatabaseError)
 
-from league.services import watch
+from league.live import watch
 
 log = logging.getLogger(__name__)
 # Each publish rewrites the whole move list (a few KiB for our games' ~40-200 decisions): past this many a game's

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bots.results import BotSeat
-from league.models import BotVersion
+from league.bots.models import BotVersion
 from workers import code_cache
 
 

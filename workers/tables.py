@@ -1,4 +1,4 @@
-"""``parlour.play_table``: a person's game against the league's bots (league/services/tables.py, docs/tables.md).
+"""``parlour.play_table``: a person's game against the league's bots (league/tables/services.py, docs/tables.md).
 
 The task claims the oldest queued table, whichever table's message it is (first in, first out; at most
 HUMAN_TABLES_MAX run at once: a message that finds no place is dropped, and the table is sent again when a place
@@ -22,8 +22,8 @@ from bots.limits import Limits
 from bots.results import BotSeat
 from bots.runner.table import play_table as run_table
 from games.base import Action
-from league.models import BotVersion
-from league.services import tables
+from league.bots.models import BotVersion
+from league.tables import services as tables
 from workers.seats import runner_seat
 from workers.tasks import INFRASTRUCTURE_ERRORS
 

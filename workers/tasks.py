@@ -35,28 +35,30 @@ from bots.runner import (
 )
 from bots.sandbox import SandboxError
 from games.registry import get_game
-from league import retention
-from league.reasons import public_reason
-from league.services import fits
-from league.services.bots import do_record_validation
-from league.services.ladder import do_schedule_ladder
-from league.services.leases import retry_delay
-from league.services.matches import (
-    ClaimedSeries,
-    do_claim_next_match,
+from league.bots.services import do_record_validation
+from league.bots.validation import (
     do_claim_next_version,
     do_claim_version,
-    do_fail_match,
-    do_release_match,
     do_release_version,
-    do_renew_claim,
     do_renew_version_lease,
-    do_requeue_stale_matches,
     do_resend_lost_validations,
 )
-from league.services.series import do_claim_next_series, do_claim_work, do_record_series, others_placement_waiting
-from league.services.tables import do_sweep_tables
-from league.services.tournaments import do_advance_running_tournaments, do_advance_tournament
+from league.core.leases import retry_delay
+from league.core.reasons import public_reason
+from league.ladder.scheduling import do_schedule_ladder
+from league.play import retention
+from league.play.matches import (
+    ClaimedSeries,
+    do_claim_next_match,
+    do_fail_match,
+    do_release_match,
+    do_renew_claim,
+    do_requeue_stale_matches,
+)
+from league.play.series import do_claim_next_series, do_claim_work, do_record_series, others_placement_waiting
+from league.ratings import fits
+from league.tables.services import do_sweep_tables
+from league.tournaments.services import do_advance_running_tournaments, do_advance_tournament
 from workers import faults, live
 from workers.seats import runner_seat as _runner_seat
 
@@ -174,7 +176,7 @@ def run_match(self: AnyTask, match_id: int, claim_token: str | None = None) -> N
 
 
 class _Job:
-    """Games this task has claimed (league/services/series.py; a lone match is a series of one): their lease is renewed
+    """Games this task has claimed (league/play/series.py; a lone match is a series of one): their lease is renewed
     from the claim until they are recorded (or let go); they are played by the same bot processes
     (bots.runner.prepare_series) and recorded as they finish (``_Recorder``). When the job follows another in the
     chain, its bots are started ahead (``prepare``) while that one is recorded."""

@@ -7,8 +7,8 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from league.models import ApiToken
-from league.services.tokens import hash_token
+from league.accounts.models import ApiToken
+from league.accounts.tokens import hash_token
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):

@@ -23,13 +23,15 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from league import cache_headers, visibility
 from league.api.fields import IdField, id_list
 from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, ChallengeListItemSerializer, ChallengeSerializer, errors
-from league.challenge_queries import challenge_report, challenges_for
-from league.models import BotVersion, Challenge
-from league.services.challenges import do_create_challenge, do_create_version_test
+from league.bots.models import BotVersion
+from league.challenges.models import Challenge
+from league.challenges.queries import challenge_report, challenges_for
+from league.challenges.services import do_create_challenge, do_create_version_test
+from league.core import cache_headers
+from league.site import visibility
 
 
 class ChallengeCreateSerializer(serializers.Serializer[dict[str, Any]]):
@@ -123,7 +125,7 @@ class ChallengeViewSet(viewsets.GenericViewSet[Challenge]):
 
     lookup_value_regex = "[0-9]+"
     serializer_class = ChallengeSerializer
-    queryset = Challenge.objects.none()  # for the schema; the views query through league.challenge_queries
+    queryset = Challenge.objects.none()  # for the schema; the views query through league.challenges.queries
 
     def _mine(self, request: Request) -> QuerySet[Challenge]:
         if not request.user.is_authenticated:

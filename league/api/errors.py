@@ -12,7 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from league.services.errors import ErrorCode, NoApiEndpoint, ServiceError
+from league.core.errors import ErrorCode, NoApiEndpoint, ServiceError
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

@@ -2,7 +2,7 @@
 
 Keyed by operation id; league.api.schema.ExampleSchema adds them to what the views' own @extend_schema examples
 say. Built afresh for each operation: drf-spectacular wraps a list's example into its page in place. The values
-are what the API answers (tests/league/test_api_schema.py checks every operation has one); ids are small, times
+are what the API answers (tests/league/api/test_api_schema.py checks every operation has one); ids are small, times
 are one afternoon, and the game is the first registered one (no module outside a game's folder names a game)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from drf_spectacular.utils import OpenApiExample
 
 from games.registry import GAMES
 from league.api.serializers import game_json
-from league.services.errors import ErrorCode
+from league.core.errors import ErrorCode
 
 GAME = next(iter(GAMES))
 HOST = "https://parlour.example"

@@ -1,4 +1,4 @@
-"""Serializer fields for ids: the one bound of league.ids in every request body (docs/security.md)."""
+"""Serializer fields for ids: the one bound of league.core.ids in every request body (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from league.ids import ID_MESSAGE, MAX_ID, parse_id
+from league.core.ids import ID_MESSAGE, MAX_ID, parse_id
 
 
 class IdField(serializers.IntegerField):

@@ -10,7 +10,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
-from league.ids import ID_MESSAGE, parse_id
+from league.core.ids import ID_MESSAGE, parse_id
 
 
 def _bad(name: str, message: str) -> ValidationError:
@@ -28,7 +28,7 @@ def choice(request: Request, name: str, choices: Iterable[str]) -> str | None:
 
 
 def identifier(request: Request, name: str) -> int | None:
-    """An id (league.ids: 1 to 2^63-1)."""
+    """An id (league.core.ids: 1 to 2^63-1)."""
     value = request.query_params.get(name)
     if value in (None, ""):
         return None

@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework.response import Response
 
-from league.services.errors import RateLimited
+from league.core.errors import RateLimited
 
 
 def too_many_requests(error: RateLimited) -> Response:

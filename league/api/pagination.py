@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from league.api import filters
-from league.ids import parse_id
+from league.core.ids import parse_id
 
 T = TypeVar("T")
 M = TypeVar("M", bound=Model)

@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from games.registry import GAMES
 from league.api.examples import HOST, examples_for
-from league.ids import MAX_ID
+from league.core.ids import MAX_ID
 
 # These serializers only describe JSON the views build: they never take an instance, so it has no type.
 Describes = serializers.Serializer[Any]
@@ -110,7 +110,7 @@ ERROR = OpenApiResponse(ErrorSerializer, description="The one error shape of the
 
 
 # An object's id in a path: a whole number (the routes match digits only; anything else is the API's 404) up to
-# league.ids.MAX_ID (a larger one finds nothing: a 404 too).
+# league.core.ids.MAX_ID (a larger one finds nothing: a 404 too).
 ID = OpenApiParameter("id", {"type": "integer", "minimum": 0, "maximum": MAX_ID}, OpenApiParameter.PATH)
 
 

@@ -10,22 +10,17 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
-from league import disclosure, ratings, visibility
-from league.models import (
-    ApiToken,
-    Bot,
-    BotVersion,
-    FitSnapshot,
-    FittedRating,
-    Match,
-    Rating,
-    RatingChange,
-    Seat,
-    game_choices,
-)
-from league.queries import BoardRow, HeadToHead, fault_counts
-from league.services.placement import Placement, placement_progress
-from league.services.tables import people_record
+from league.accounts.models import ApiToken
+from league.bots.models import Bot, BotVersion
+from league.core.game_choices import game_choices
+from league.ladder.placement import Placement, placement_progress
+from league.play import disclosure
+from league.play.models import Match, Seat
+from league.ratings import elo as ratings
+from league.ratings.models import FitSnapshot, FittedRating, Rating, RatingChange
+from league.ratings.queries import BoardRow, HeadToHead, fault_counts
+from league.site import visibility
+from league.tables.services import people_record
 
 
 def game_json(game_id: str) -> dict[str, Any]:
@@ -215,7 +210,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
 
 
 class PlacementSerializer(serializers.Serializer[Placement]):
-    """A version's placement burst so far (league/services/placement.py)."""
+    """A version's placement burst so far (league/ladder/placement.py)."""
 
     version = serializers.IntegerField(help_text="The version being placed.")
     played = serializers.IntegerField(help_text="Placement games finished.")

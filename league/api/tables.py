@@ -20,13 +20,13 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from league import cache_headers
 from league.api.examples import GAME
 from league.api.fields import id_list
 from league.api.limits import answers_rate_limits
 from league.api.schema import ERROR, ID, errors
-from league.models import Table
-from league.services import tables as services
+from league.core import cache_headers
+from league.tables import services
+from league.tables.models import Table
 
 
 class TableCreateSerializer(serializers.Serializer[dict[str, Any]]):
@@ -115,7 +115,7 @@ class TableViewSet(viewsets.GenericViewSet[Table]):
 
     lookup_value_regex = "[0-9]+"
     serializer_class = TableSerializer
-    queryset = Table.objects.none()  # for the schema; the views go through league.services.tables
+    queryset = Table.objects.none()  # for the schema; the views go through league.tables.services
 
     def retrieve(self, request: Request, pk: str) -> Response:
         table = services.get_table(pk)

@@ -12,7 +12,7 @@ from django.conf import settings
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
-from league.models import ApiToken
+from league.accounts.models import ApiToken
 
 
 class _SettingsRateThrottle(SimpleRateThrottle):

@@ -1,5 +1,5 @@
 """``/api/tournaments/``: anyone reads tournaments, their standings and rounds; staff create, start, pause, resume
-and cancel them. Thin: writes go through league.services.tournaments (errors: league.api.errors' one shape)."""
+and cancel them. Thin: writes go through league.tournaments.services (errors: league.api.errors' one shape)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.registry import GAMES
-from league import cache_headers, disclosure, visibility
 from league.api import filters
 from league.api.fields import IdField, id_list
 from league.api.pagination import paginate_list
 from league.api.schema import ERROR, EXAMPLE_GAME, ID, EntrySerializer, TournamentDetailSerializer, errors
-from league.models import Entry, Match, Tournament
-from league.services.tournaments import (
+from league.core import cache_headers
+from league.play import disclosure
+from league.play.models import Match
+from league.site import visibility
+from league.tournaments.models import Entry, Tournament
+from league.tournaments.queries import RoundView, describe_tournament
+from league.tournaments.services import (
     do_add_entry,
     do_cancel_tournament,
     do_create_tournament,
@@ -35,7 +39,6 @@ from league.services.tournaments import (
     do_start_tournament,
     do_update_tournament,
 )
-from league.tournament_queries import RoundView, describe_tournament
 
 
 class IsStaffOrReadOnly(permissions.BasePermission):

@@ -22,7 +22,8 @@ from rest_framework.views import APIView
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
-from league import cache_headers, disclosure, queries, replays, visibility
+from league.accounts.models import ApiToken
+from league.accounts.tokens import do_create_token, do_revoke_token
 from league.api import filters, serializers
 from league.api.limits import answers_rate_limits
 from league.api.pagination import MATCH_CURSOR_ORDERING, MatchCursorPagination, paginate_list, paginate_with_total
@@ -35,11 +36,16 @@ from league.api.schema import (
     LeaderboardSerializer,
     errors,
 )
-from league.models import ApiToken, Bot, FitSnapshot, Match, RatingChange, Seat
-from league.queries import SORTS, board_rows, leaderboard
-from league.services.bots import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
-from league.services.errors import SessionRequired, UploadTooLarge
-from league.services.tokens import do_create_token, do_revoke_token
+from league.bots.models import Bot
+from league.bots.services import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
+from league.core import cache_headers
+from league.core.errors import SessionRequired, UploadTooLarge
+from league.play import disclosure, replays
+from league.play.models import Match, Seat
+from league.ratings import queries
+from league.ratings.models import FitSnapshot, RatingChange
+from league.ratings.queries import SORTS, board_rows, leaderboard
+from league.site import visibility
 
 
 def _read_upload(upload: File[bytes]) -> bytes:
@@ -348,7 +354,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     @action(detail=True, methods=["get"])
     def replay(self, request: Request, pk: str) -> Response:
-        """The replay document, once the match is disclosed (league/disclosure.py); 409 before."""
+        """The replay document, once the match is disclosed (league/play/disclosure.py); 409 before."""
         match = get_object_or_404(visibility.matches(request.user), pk=pk)
         return _cache_finished(Response(replays.disclosed_replay(match)), match, request)
 

@@ -1,5 +1,5 @@
 """The recorded order of rated matches (Match.rated_seq, RatedSequence) and the fitted Elo's stored statistics
-(FitStatistics): the incremental refit (league/services/fits.py). Existing rated matches are numbered in the order
+(FitStatistics): the incremental refit (league/ratings/fits.py). Existing rated matches are numbered in the order
 they finished (ties by id), as they would have been recorded."""
 
 from django.db import migrations, models

@@ -1,5 +1,5 @@
 """Tournament.allow_same_owner: a rated tournament takes one bot per owner unless staff allow it
-(league/services/tournaments.py, check_owners)."""
+(league/tournaments/services.py, check_owners)."""
 
 from django.db import migrations, models
 

@@ -1,5 +1,5 @@
 """People's tables: a cancelled status, and the claim (token, attempts) and last message (enqueued_at) by which
-the sweeper re-sends queued tables and re-queues those whose worker died (league/services/tables.py)."""
+the sweeper re-sends queued tables and re-queues those whose worker died (league/tables/services.py)."""
 
 import django.utils.timezone
 from django.db import migrations, models

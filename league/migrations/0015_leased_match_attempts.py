@@ -1,4 +1,4 @@
-"""The lease fields of matches, versions and tables come from one abstract model (league/lease_models.py): the same
+"""The lease fields of matches, versions and tables come from one abstract model (league/core/lease_models.py): the same
 columns, so no schema change; only a match's ``attempts`` is no longer editable in forms, as the others' never was
 (the admin shows it read-only)."""
 

@@ -1,4 +1,4 @@
-"""Template filters for times: ``{{ when|ago }}`` says "just now" or "5 minutes ago" (league.time_ago)."""
+"""Template filters for times: ``{{ when|ago }}`` says "just now" or "5 minutes ago" (league.core.time_ago)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import datetime
 
 from django import template
 
-from league.time_ago import time_ago
+from league.core.time_ago import time_ago
 
 register = template.Library()
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from league.services import outbox
+from league.core import outbox
 
 CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -35,7 +35,7 @@ PHONE = {"width": 390, "height": 844}
 VIEWER_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "league.staticfinders.GameViewerFinder",
+    "league.site.staticfinders.GameViewerFinder",
 ]
 # base.html has no <link rel="icon">, so Chromium asks for /favicon.ico and logs the 404 as a console error. That is
 # the only console error tolerated here; remove this once base.html links an icon.
@@ -85,8 +85,8 @@ def launched_chromium() -> Iterator[Any]:
 
 class AsgiLiveServer:
     """pytest-django's ``live_server``, served as the site is served (uvicorn on parlour.asgi) instead of by a WSGI
-    thread: the live event streams are async (league/event_stream.py) and a WSGI server would collect a whole stream
-    before sending any of it. In this process, in a thread of its own, on the test database; static files as
+    thread: the live event streams are async (league/site/event_stream.py) and a WSGI server would collect a whole
+    stream before sending any of it. In this process, in a thread of its own, on the test database; static files as
     Django's test servers serve them."""
 
     def __init__(self) -> None:

@@ -10,10 +10,11 @@ import time
 from typing import Any
 
 from games.registry import builtin_players, get_game, make_player
-from league.models import Bot, Match
-from league.services.bots import do_register_builtin_bots
-from league.services.matches import do_claim_match, do_create_match
-from league.services.recording import do_record_match_result
+from league.bots.models import Bot
+from league.bots.services import do_register_builtin_bots
+from league.play.matches import do_claim_match, do_create_match
+from league.play.models import Match
+from league.play.recording import do_record_match_result
 from tests.results import runner_result
 
 REPLAY_FORMAT = "parlour-replay/1"

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from django.contrib.auth.models import User
 
-from league.models import Tournament
+from league.tournaments.models import Tournament
 from tests.browser.conftest import Tab
-from tests.league.tournament_helpers import make_bots
+from tests.league.tournaments.tournament_helpers import make_bots
 
 
 def test_the_entrants_follow_the_chosen_game(open_tab: Callable[..., Tab]) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from league.models import BotVersion, Match
-from league.services.bots import do_create_bot, do_register_builtin_bots
-from league.services.matches import do_claim_match, do_create_match
-from league.services.recording import do_record_match_result
+from league.bots.models import BotVersion
+from league.bots.services import do_create_bot, do_register_builtin_bots
+from league.play.matches import do_claim_match, do_create_match
+from league.play.models import Match
+from league.play.recording import do_record_match_result
 from tests.browser.conftest import Tab
 from tests.browser.recorded import play_replay
 from tests.results import runner_result

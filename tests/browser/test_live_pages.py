@@ -1,6 +1,6 @@
-"""Issue #19: pages that change update themselves (htmx live regions, league/live.py), without a reload and without
-console errors. One game of a rated tournament changes both its standings and the ladder, so both tabs wait at once
-(the tournament asks every 5 s, the leaderboard every 10 s)."""
+"""Issue #19: pages that change update themselves (htmx live regions, league/site/parts.py), without a reload and
+without console errors. One game of a rated tournament changes both its standings and the ladder, so both tabs wait
+at once (the tournament asks every 5 s, the leaderboard every 10 s)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 from django.contrib.auth.models import User
 
-from league.models import Match
-from league.services.tournaments import do_create_tournament, do_start_tournament
+from league.play.models import Match
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.browser.conftest import Tab
-from tests.league.test_challenges import _play
-from tests.league.tournament_helpers import make_bots
+from tests.league.challenges.test_challenges import _play
+from tests.league.tournaments.tournament_helpers import make_bots
 
 
 def test_a_tournaments_standings_and_the_leaderboard_update_without_a_reload(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from league.models import Bot
+from league.bots.models import Bot
 from tests.browser.conftest import Tab
-from tests.league.test_challenges import _ready_bot
+from tests.league.challenges.test_challenges import _ready_bot
 
 
 def test_take_it_off_the_ladder_looks_clickable_and_works(open_tab: Callable[..., Tab], alice) -> None:

@@ -8,12 +8,12 @@ from collections.abc import Callable
 import pytest
 
 from games.registry import GAMES
-from league.models import Bot
-from league.services import fits
-from league.services.bots import do_create_bot, do_register_builtin_bots
-from league.services.matches import do_claim_match, do_create_match
-from league.services.recording import do_record_match_result
-from league.services.tournaments import do_create_tournament, do_start_tournament
+from league.bots.models import Bot
+from league.bots.services import do_create_bot, do_register_builtin_bots
+from league.play.matches import do_claim_match, do_create_match
+from league.play.recording import do_record_match_result
+from league.ratings import fits
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from tests.browser.recorded import play_replay, record_match
 from tests.results import runner_result

@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from games.registry import GAMES
-from league.models import Bot
-from league.services.bots import do_create_bot, do_register_builtin_bots
-from league.services.tokens import do_create_token
-from league.services.tournaments import do_create_tournament, do_start_tournament
+from league.accounts.tokens import do_create_token
+from league.bots.models import Bot
+from league.bots.services import do_create_bot, do_register_builtin_bots
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.browser.conftest import PHONE, Tab
 from tests.browser.recorded import record_match
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from league.models import Bot
-from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.bots.models import Bot
+from league.bots.services import do_create_bot, do_record_validation, do_register_builtin_bots
 from tests.browser.conftest import Tab
 
 
@@ -83,8 +83,8 @@ def test_the_banner_follows_a_placement_burst_live_and_my_bots_shows_it(
 ) -> None:
     from bots.results import BotSeat
     from bots.runner import SeriesGame, run_series
-    from league.models import MatchSeries
-    from league.services.series import do_claim_series, do_record_series
+    from league.play.models import MatchSeries
+    from league.play.series import do_claim_series, do_record_series
 
     settings.PLACEMENT_GAMES, settings.SERIES_GAMES = 4, 2
     do_register_builtin_bots(["love_letter"])

@@ -1,4 +1,4 @@
-"""Past the cap on open live streams (league/event_stream.py) the server answers 429 and EventSource gives up: the
+"""Past the cap on open live streams (league/site/event_stream.py) the server answers 429 and EventSource gives up: the
 live page keeps the view it was served with, marks itself as refreshing slowly, and throws nothing."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from league.models import Bot
-from league.services.bots import do_register_builtin_bots
-from league.services.matches import do_claim_match, do_create_match
+from league.bots.models import Bot
+from league.bots.services import do_register_builtin_bots
+from league.play.matches import do_claim_match, do_create_match
 from tests.browser.conftest import Tab
 
 # Chromium logs the refused stream itself (not the page's script): the one console error expected here.

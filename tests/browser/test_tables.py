@@ -17,7 +17,7 @@ import pytest
 from django.db import connection
 
 from games.registry import GAMES
-from league.models import Table
+from league.tables.models import Table
 from tests.browser.conftest import PHONE, Tab
 from workers.tables import play_table
 
@@ -162,7 +162,7 @@ def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob
     """The same as above against a real uploaded bot (the game's example, in the sandbox): its thinking is in the
     latency too."""
     from games.registry import example_dir
-    from league.services.bots import do_create_bot, do_record_validation
+    from league.bots.services import do_create_bot, do_record_validation
 
     source = (example_dir("love_letter") / "main.py").read_bytes()
     bot = do_create_bot(bob, "love_letter", "example", source, "main.py")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 
-from league.models import ApiToken
-from league.services.tokens import do_create_token
+from league.accounts.models import ApiToken
+from league.accounts.tokens import do_create_token
 from tests.browser.conftest import Tab
 
 

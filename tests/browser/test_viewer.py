@@ -11,7 +11,7 @@ import pytest
 
 from games.frames import frames
 from games.registry import GAMES
-from league.models import Match
+from league.play.models import Match
 from tests.browser.conftest import PHONE, Tab
 from tests.browser.recorded import record_match
 

@@ -17,10 +17,11 @@ from django.db import connection
 
 from bots.results import BotSeat, MatchResult
 from bots.runner import play_match
-from league.models import Bot, Match
-from league.services.bots import do_register_builtin_bots
-from league.services.matches import do_claim_match, do_create_match
-from league.services.recording import do_record_match_result
+from league.bots.models import Bot
+from league.bots.services import do_register_builtin_bots
+from league.play.matches import do_claim_match, do_create_match
+from league.play.models import Match
+from league.play.recording import do_record_match_result
 from tests.browser.conftest import Tab
 from workers.live import LivePublisher
 

@@ -44,7 +44,7 @@ def test_every_registered_game_keeps_all_of_itself_in_its_folder(game_id: str) -
 
 @pytest.mark.parametrize("game_id", list(registry.GAMES))
 def test_the_ladder_defaults_are_the_games_and_the_league_takes_them(game_id: str, settings) -> None:
-    from league.services.ladder import ladder_config
+    from league.ladder.scheduling import ladder_config
 
     defaults = registry.ladder_defaults(game_id)
     assert defaults and set(defaults) <= set(LadderDefaults.__annotations__)

@@ -14,10 +14,11 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import mail, signing
 
-from league.models import ApiToken, Bot
-from league.services.accounts import verification_key
-from league.services.bots import do_create_bot
-from league.services.tokens import do_create_token
+from league.accounts.models import ApiToken
+from league.accounts.services import verification_key
+from league.accounts.tokens import do_create_token
+from league.bots.models import Bot
+from league.bots.services import do_create_bot
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf, log_in
 from tests.security.test_accounts_headers import RESET_LINK, RIGHT, attempt, signed_in_as

@@ -18,9 +18,9 @@ from django.contrib.auth.models import User
 from django.core import mail
 
 from games.registry import GAMES
-from league.models import Bot
-from league.services.bots import do_register_builtin_bots
-from league.services.tournaments import do_create_tournament, do_start_tournament
+from league.bots.models import Bot
+from league.bots.services import do_register_builtin_bots
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.browser.recorded import record_match
 from tests.security.conftest import form_csrf, log_in
 

@@ -16,11 +16,13 @@ import pytest
 import requests
 from django.contrib.auth.models import User
 
+from league.accounts.tokens import do_create_token
 from league.api.parsers import MAX_DEPTH
-from league.models import Bot, Challenge, Tournament
-from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
-from league.services.tokens import do_create_token
-from league.services.tournaments import do_create_tournament
+from league.bots.models import Bot
+from league.bots.services import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.challenges.models import Challenge
+from league.tournaments.models import Tournament
+from league.tournaments.services import do_create_tournament
 from tests.browser.recorded import record_match
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf, log_in_for_api

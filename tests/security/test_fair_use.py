@@ -11,9 +11,9 @@ import requests
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from league.models import Bot, BotVersion
-from league.services.bots import do_add_version, do_create_bot
-from league.services.tokens import do_create_token
+from league.accounts.tokens import do_create_token
+from league.bots.models import Bot, BotVersion
+from league.bots.services import do_add_version, do_create_bot
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf
 

@@ -28,8 +28,8 @@ import pytest
 import requests
 from django.contrib.auth.models import User
 
-from league.models import BotVersion
-from league.services.tokens import do_create_token
+from league.accounts.tokens import do_create_token
+from league.bots.models import BotVersion
 from tests.conftest import EXAMPLE_BOT
 from tests.security.conftest import form_csrf
 

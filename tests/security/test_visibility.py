@@ -16,14 +16,16 @@ from django.core.exceptions import PermissionDenied
 
 from games.frames import expand_views
 from games.registry import get_game
-from league import visibility
-from league.models import Bot, BotVersion, Match, Tournament
-from league.services.bots import do_create_bot, do_record_validation, do_register_builtin_bots
-from league.services.challenges import do_create_challenge
-from league.services.matches import do_claim_match, do_create_match
-from league.services.recording import do_record_match_result
-from league.services.tokens import do_create_token
-from league.services.tournaments import do_create_tournament, do_start_tournament
+from league.accounts.tokens import do_create_token
+from league.bots.models import Bot, BotVersion
+from league.bots.services import do_create_bot, do_record_validation, do_register_builtin_bots
+from league.challenges.services import do_create_challenge
+from league.play.matches import do_claim_match, do_create_match
+from league.play.models import Match
+from league.play.recording import do_record_match_result
+from league.site import visibility
+from league.tournaments.models import Tournament
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.browser.recorded import play_replay
 from tests.conftest import EXAMPLE_BOT
 from tests.results import runner_result

@@ -16,7 +16,7 @@ import redis
 import requests
 from django.conf import settings
 
-from league import stream_caps
+from league.site import stream_caps
 from tests.real_redis import real_redis_url
 from tests.workers.conftest import _database_url
 

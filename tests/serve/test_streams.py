@@ -17,9 +17,9 @@ import requests
 
 from bench.sse import Stream, open_stream
 from bots.runner import play_match
-from league.models import Match
-from league.services import watch
-from tests.league.test_watch import SEED, SPECTATOR_KEYS, running_match, seats_of
+from league.live import watch
+from league.play.models import Match
+from tests.league.live.test_watch import SEED, SPECTATOR_KEYS, running_match, seats_of
 from tests.serve.conftest import Server
 
 T = TypeVar("T")
@@ -212,7 +212,7 @@ def test_open_streams_are_capped_per_address_and_in_total(asgi_server, watchers:
 
 
 def test_the_caps_hold_for_the_whole_site_across_web_processes(asgi_server, watchers: list[Watchers]) -> None:
-    """Two web processes share the caps through Redis (league/stream_caps.py): one address gets its two streams
+    """Two web processes share the caps through Redis (league/site/stream_caps.py): one address gets its two streams
     however the connections are spread over the processes (each process alone would have let two more through)."""
     server = asgi_server(processes=2, STREAM_MAX_PER_ADDRESS="2", STREAM_MAX_OPEN="5", TRUSTED_PROXY_COUNT="1")
     match = running_match("love_letter", 2)

@@ -119,7 +119,7 @@ def celery_workers(transactional_db, tmp_path: Path) -> Iterator[Workers]:
 @pytest.fixture
 def sent(monkeypatch) -> list[tuple[str, int, float]]:
     """What the services send to the broker (nothing really goes out)."""
-    from league.services import outbox
+    from league.core import outbox
 
     messages: list[tuple[str, int, float]] = []
     monkeypatch.setattr(outbox, "enqueue", lambda task, object_id: messages.append((task, object_id, 0)))

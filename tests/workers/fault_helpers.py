@@ -16,8 +16,9 @@ from celery import Celery
 from django.contrib.auth.models import User
 
 from bots.packaging import package_upload
-from league.invariants import check_league
-from league.models import Bot, BotVersion, Rating
+from league.bots.models import Bot, BotVersion
+from league.play.invariants import check_league
+from league.ratings.models import Rating
 from tests.workers.conftest import Workers
 
 SLOW_BOT = Path(__file__).parent / "bots" / "slow.py"

@@ -13,10 +13,12 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from bots.text import is_clean
-from league.invariants import check_league
-from league.models import BotVersion, Match, MatchSeries, Rating, RatingChange, Seat
-from league.services.bots import do_register_builtin_bots
-from league.services.series import do_create_series
+from league.bots.models import BotVersion
+from league.bots.services import do_register_builtin_bots
+from league.play.invariants import check_league
+from league.play.models import Match, MatchSeries, Seat
+from league.play.series import do_create_series
+from league.ratings.models import Rating, RatingChange
 from tests.workers.conftest import upload_bot
 
 pytestmark = pytest.mark.e2e

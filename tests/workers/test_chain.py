@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from bots import runner
 from games.registry import example_dir
-from league.invariants import check_league
-from league.models import Match
-from league.services.matches import do_create_match
+from league.play.invariants import check_league
+from league.play.matches import do_create_match
+from league.play.models import Match
 from tests.workers.fault_helpers import league_bot
 from workers import tasks
 

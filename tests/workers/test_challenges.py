@@ -8,8 +8,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from games.registry import example_dir
-from league.models import Bot, BotVersion, Challenge, Match, RatingChange
-from league.services.bots import do_register_builtin_bots
+from league.bots.models import Bot, BotVersion
+from league.bots.services import do_register_builtin_bots
+from league.challenges.models import Challenge
+from league.play.models import Match
+from league.ratings.models import RatingChange
 
 pytestmark = pytest.mark.e2e
 

@@ -17,9 +17,11 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
 
-from league.models import Bot, BotVersion, Match, Rating, RatingChange
-from league.services.matches import do_create_match
-from league.services.outbox import RUN_MATCH_TASK
+from league.bots.models import Bot, BotVersion
+from league.core.outbox import RUN_MATCH_TASK
+from league.play.matches import do_create_match
+from league.play.models import Match
+from league.ratings.models import Rating, RatingChange
 
 pytestmark = pytest.mark.e2e
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from league.models import Bot, BotVersion, FittedRating, Match, Rating, RatingChange
-from league.services.bots import do_register_builtin_bots
+from league.bots.models import Bot, BotVersion
+from league.bots.services import do_register_builtin_bots
+from league.play.models import Match
+from league.ratings.models import FittedRating, Rating, RatingChange
 from tests.workers.conftest import upload_bot
 
 pytestmark = pytest.mark.e2e

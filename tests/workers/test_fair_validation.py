@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import User
 
-from league.models import BotVersion
-from league.services.bots import do_add_version, do_create_bot
+from league.bots.models import BotVersion
+from league.bots.services import do_add_version, do_create_bot
 from tests.workers.fault_helpers import SLOW_BOT
 
 pytestmark = pytest.mark.e2e

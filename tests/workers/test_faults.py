@@ -17,12 +17,14 @@ import redis
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from league.models import BotVersion, Match, Rating, RatingChange
-from league.services import outbox
-from league.services.bots import do_create_bot
-from league.services.matches import do_create_match
-from league.services.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
-from league.services.series import do_create_series
+from league.bots.models import BotVersion
+from league.bots.services import do_create_bot
+from league.core import outbox
+from league.core.outbox import RUN_MATCH_TASK, VALIDATE_VERSION_TASK
+from league.play.matches import do_create_match
+from league.play.models import Match
+from league.play.series import do_create_series
+from league.ratings.models import Rating, RatingChange
 from tests.workers.fault_helpers import SLOW_BOT, FaultWorkers, PrivateRedis, assert_league_consistent, league_bot
 
 pytestmark = pytest.mark.e2e

@@ -11,9 +11,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from league.invariants import check_league
-from league.models import BotVersion, Match, RatingChange, Seat
-from league.services.bots import do_register_builtin_bots
+from league.bots.models import BotVersion
+from league.bots.services import do_register_builtin_bots
+from league.play.invariants import check_league
+from league.play.models import Match, Seat
+from league.ratings.models import RatingChange
 
 pytestmark = pytest.mark.e2e
 
@@ -80,8 +82,10 @@ assert CRASHES_THIRD != SERIES_BOT
 
 def test_a_fault_ends_the_series_and_fresh_processes_play_the_rest(celery_workers, alice) -> None:
     from bots.packaging import package_upload
-    from league.models import Bot, MatchSeries, Rating
-    from league.services.series import do_create_series
+    from league.bots.models import Bot
+    from league.play.models import MatchSeries
+    from league.play.series import do_create_series
+    from league.ratings.models import Rating
 
     do_register_builtin_bots(["love_letter"])
     bot = Bot.objects.create(owner=alice, game="love_letter", name="crasher")

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from league.models import FittedRating, RatingFit
-from league.services import fits
+from league.ratings import fits
+from league.ratings.models import FittedRating, RatingFit
 from parlour.celery import app
-from tests.league.fits_helpers import league, play_ordered
+from tests.league.ratings.fits_helpers import league, play_ordered
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from league.models import Match
-from league.services.series import do_create_series
+from league.play.models import Match
+from league.play.series import do_create_series
 from tests.workers.fault_helpers import SLOW_BOT, assert_league_consistent, league_bot
 
 pytestmark = pytest.mark.e2e

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from league.models import BotVersion
-from league.services.bots import do_create_bot
+from league.bots.models import BotVersion
+from league.bots.services import do_create_bot
 
 pytestmark = pytest.mark.e2e
 

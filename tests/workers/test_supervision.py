@@ -24,10 +24,12 @@ from celery import Celery
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from league.models import BotVersion, Match, RatingChange
-from league.services import outbox
-from league.services.bots import do_create_bot
-from league.services.matches import do_create_match
+from league.bots.models import BotVersion
+from league.bots.services import do_create_bot
+from league.core import outbox
+from league.play.matches import do_create_match
+from league.play.models import Match
+from league.ratings.models import RatingChange
 from parlour.broker import filesystem_options
 from tests.real_redis import real_redis_url
 from tests.workers.conftest import ROOT, _database_url

@@ -18,8 +18,9 @@ from django.test.utils import override_settings
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from league.models import Bot, BotVersion, Table
-from league.services.tables import people_record
+from league.bots.models import Bot, BotVersion
+from league.tables.models import Table
+from league.tables.services import people_record
 from workers.tasks import requeue_stale_matches
 
 pytestmark = pytest.mark.e2e

@@ -14,10 +14,11 @@ from django.test.utils import override_settings
 from bots.results import MatchResult
 from bots.runner import SeriesResult
 from bots.sandbox import SandboxError
-from league.models import Match, RatingChange
-from league.services.matches import do_claim_match, do_create_match
-from league.services.outbox import RUN_MATCH_TASK
-from league.services.series import do_record_series
+from league.core.outbox import RUN_MATCH_TASK
+from league.play.matches import do_claim_match, do_create_match
+from league.play.models import Match
+from league.play.series import do_record_series
+from league.ratings.models import RatingChange
 from tests.results import runner_result
 from tests.workers.fault_helpers import league_bot
 from workers import tasks

@@ -6,10 +6,12 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from league.models import Match, RatingChange, Round, Tournament
-from league.services.bots import do_register_builtin_bots
-from league.services.tournaments import do_create_tournament, do_start_tournament
-from tests.league.tournament_helpers import make_bots
+from league.bots.services import do_register_builtin_bots
+from league.play.models import Match
+from league.ratings.models import RatingChange
+from league.tournaments.models import Round, Tournament
+from league.tournaments.services import do_create_tournament, do_start_tournament
+from tests.league.tournaments.tournament_helpers import make_bots
 
 pytestmark = pytest.mark.e2e
 

@@ -1,15 +1,16 @@
-"""The ``parlour.advance_tournament`` task: thin over league.services.tournaments; on Celery beat as a safety net."""
+"""The ``parlour.advance_tournament`` task: thin over league.tournaments.services; on Celery beat as a safety net."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from league.models import Match, Tournament
-from league.services.matches import do_claim_match
-from league.services.recording import do_record_match_result
-from league.services.tournaments import do_create_tournament, do_start_tournament
+from league.play.matches import do_claim_match
+from league.play.models import Match
+from league.play.recording import do_record_match_result
+from league.tournaments.models import Tournament
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from parlour.celery import app
-from tests.league.tournament_helpers import make_bots, result
+from tests.league.tournaments.tournament_helpers import make_bots, result
 from tests.results import runner_result
 from workers import tasks
 

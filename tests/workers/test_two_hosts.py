@@ -26,10 +26,11 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from league.models import Match, Rating, RatingChange, Seat
-from league.services import outbox
-from league.services.matches import do_create_match
-from league.services.series import do_create_series
+from league.core import outbox
+from league.play.matches import do_create_match
+from league.play.models import Match, Seat
+from league.play.series import do_create_series
+from league.ratings.models import Rating, RatingChange
 from tests.workers.conftest import ROOT, Workers, _database_url
 from tests.workers.fault_helpers import (
     FAST_RECOVERY,

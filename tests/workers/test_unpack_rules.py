@@ -10,9 +10,10 @@ import zipfile
 import pytest
 from django.conf import settings
 
-from league.models import Bot, BotVersion, Rating
-from league.services import outbox
-from league.services.outbox import VALIDATE_VERSION_TASK
+from league.bots.models import Bot, BotVersion
+from league.core import outbox
+from league.core.outbox import VALIDATE_VERSION_TASK
+from league.ratings.models import Rating
 from tests.conftest import EXAMPLE_BOT
 from workers.tasks import _describe
 

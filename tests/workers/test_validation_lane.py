@@ -9,9 +9,10 @@ import subprocess
 import pytest
 from django.contrib.auth.models import User
 
-from league.models import BotVersion, Match
-from league.services.bots import do_create_bot
-from league.services.matches import do_create_match
+from league.bots.models import BotVersion
+from league.bots.services import do_create_bot
+from league.play.matches import do_create_match
+from league.play.models import Match
 from tests.conftest import EXAMPLE_BOT
 from tests.workers.conftest import Workers
 from tests.workers.fault_helpers import SLOW_BOT, league_bot

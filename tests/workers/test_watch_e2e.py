@@ -12,8 +12,9 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
 from django.test import AsyncClient
 
-from league.models import LiveMatch, Match
-from league.services.matches import do_create_match
+from league.live.models import LiveMatch
+from league.play.matches import do_create_match
+from league.play.models import Match
 from tests.workers.fault_helpers import SLOW_BOT, league_bot
 
 pytestmark = pytest.mark.e2e

@@ -6,15 +6,15 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.registry import GAMES
-from league.invariants import RULES, check_league
+from league.play.invariants import RULES, check_league
 
 SHOWN = 20
 
 
 class Command(BaseCommand):
     help = (
-        "Check the league's invariants (league/invariants.py): one set of rating changes per finished rated match, "
-        "ratings equal to the replay of their changes, Elo conserved by every match, no running match without a "
+        "Check the league's invariants (league/play/invariants.py): one set of rating changes per finished rated "
+        "match, ratings equal to the replay of their changes, Elo conserved by every match, no running match without a "
         "live claim, no queued match left behind. Writes nothing; exits with status 1 on any violation."
     )
 

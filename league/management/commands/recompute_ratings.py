@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.registry import GAMES
-from league.services.recompute import do_recompute_ratings
+from league.ratings.recompute import do_recompute_ratings
 
 SHOWN = 20
 

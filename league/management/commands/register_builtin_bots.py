@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from league.services.bots import do_register_builtin_bots
+from league.bots.services import do_register_builtin_bots
 
 
 class Command(BaseCommand):

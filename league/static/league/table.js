@@ -246,7 +246,7 @@ function show(view) {
 }
 
 show(config.view);
-// Past the server's caps on open streams (429/503, league/event_stream.py) EventSource gives up for good: the page keeps
+// Past the server's caps on open streams (429/503, league/site/event_stream.py) EventSource gives up for good: the page keeps
 // what it shows and asks again slowly (30 to 60 s) instead of never updating again.
 const SLOW_RETRY_MS = 30000;
 function follow() {

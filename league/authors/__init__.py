@@ -1,0 +1,1 @@
+"""Bot authors' pages: guides, game references, starter kits, and the challenge pages."""

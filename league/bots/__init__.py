@@ -1,0 +1,1 @@
+"""Bots: uploads, versions, validation (its queue and records), fair use and pausing, the house bots."""

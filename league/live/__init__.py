@@ -1,0 +1,1 @@
+"""Watching live: what a live match's worker publishes, what a spectator is sent, the live pages."""

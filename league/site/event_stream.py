@@ -1,0 +1,150 @@
+"""Server-sent events that follow a row in the database: people's tables and league matches watched live.
+
+An async view returns ``follow(...)``: a StreamingHttpResponse over an async iterator, so an open stream costs a
+coroutine on the ASGI server (parlour/asgi.py), not a worker or a thread. The row's changes reach it through this
+process's stream hub (league/site/stream_hub.py: one read per change for all its watchers). A stream sends the view at
+once, then each time it changes; it lasts STREAM_SECONDS (± STREAM_JITTER_SECONDS) and EventSource reconnects by
+itself after STREAM_RETRY_MS.
+
+Bounded: at most STREAM_MAX_OPEN streams and STREAM_MAX_PER_ADDRESS from one address, for the whole site with Redis
+(league/site/stream_caps.py) and per web process in any case; past either the answer is 429 (that address) or 503
+(everyone) with Retry-After, and the page's script (league/static/league/table.js) falls back to asking again
+slowly. A reader too slow to take an event is dropped by parlour/asgi.py.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Hashable
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import connections
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+
+from league.accounts.limits import client_address
+from league.api.errors import json_error
+from league.core.errors import ServiceError, StreamsFromAddressFull, StreamsFull
+from league.site import stream_caps
+from league.site.stream_hub import Feed, Hub, current, in_db_thread
+
+STREAM_SECONDS = 25.0
+# Each stream lasts STREAM_SECONDS give or take this much: a crowd that opened together (a popular game's start, a
+# restarted server) does not reconnect together every 25 s, each time all opening checks at once.
+STREAM_JITTER_SECONDS = 5.0
+STREAM_RETRY_MS = 300
+RETRY_AFTER_SECONDS = 30  # past a cap: when to ask again (the page's script waits at least this long)
+# A watcher new to a row gets a view built at most this long ago (a table's clock moves on even when its row does not).
+FRESH_SECONDS = 1.0
+OVER = b"event: over\ndata: {}\n\n"
+
+__all__ = ["STREAM_RETRY_MS", "STREAM_SECONDS", "EventStream", "follow"]
+
+
+class _Ticket:
+    """One stream's place under the caps (this process's counts and, with Redis, the site's), given back exactly once
+    (when the stream ends or its response closes)."""
+
+    def __init__(self, hub: Hub, address: str) -> None:
+        self.hub, self.address, self.held, self.on_site = hub, address, True, False
+        self.member = uuid.uuid4().hex
+        hub.open += 1
+        hub.by_address[address] = hub.by_address.get(address, 0) + 1
+
+    async def take_site_place(self) -> int:
+        if self.hub.site_caps is None:
+            return stream_caps.TAKEN
+        lease = STREAM_SECONDS + STREAM_JITTER_SECONDS + 10  # a stream's longest life, and a margin
+        found = await self.hub.site_caps.take(
+            self.address, self.member, settings.STREAM_MAX_PER_ADDRESS, settings.STREAM_MAX_OPEN, lease
+        )
+        self.on_site = found == stream_caps.TAKEN
+        return found
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        self.hub.open -= 1
+        left = self.hub.by_address[self.address] - 1
+        if left:
+            self.hub.by_address[self.address] = left
+        else:
+            del self.hub.by_address[self.address]
+        if self.on_site and self.hub.site_caps is not None:
+            self.hub.site_caps.give_back(self.address, self.member)
+
+
+class EventStream(StreamingHttpResponse):
+    """The event-stream response; closing it gives its place under the caps back even if it never streamed."""
+
+    def __init__(self, events: AsyncIterator[bytes], ticket: _Ticket) -> None:
+        super().__init__(events, content_type="text/event-stream")
+        self.ticket = ticket
+        self["Cache-Control"] = "no-cache, private"
+        self["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once
+
+    def close(self) -> None:
+        self.ticket.release()
+        super().close()
+
+
+def _refused(refusal: StreamsFromAddressFull | StreamsFull) -> JsonResponse:
+    response = json_error(refusal)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+async def follow(
+    request: HttpRequest, feed: Feed, pk: int, viewer: Callable[[], Hashable]
+) -> HttpResponse | StreamingHttpResponse:
+    """The event stream of ``feed``'s row ``pk``. ``viewer()`` (run in a worker thread) checks that the row exists
+    and may be seen (a ServiceError otherwise) and says which kind of viewer asks: viewers of one kind share a view."""
+    hub = current()
+    address = client_address(request)
+    if hub.by_address.get(address, 0) >= settings.STREAM_MAX_PER_ADDRESS:
+        return _refused(StreamsFromAddressFull())
+    if hub.open >= settings.STREAM_MAX_OPEN:
+        return _refused(StreamsFull())
+    ticket = _Ticket(hub, address)
+    site = await ticket.take_site_place()
+    if site != stream_caps.TAKEN:
+        ticket.release()
+        return _refused(StreamsFromAddressFull() if site == stream_caps.ADDRESS_FULL else StreamsFull())
+    try:
+        who = await in_db_thread(viewer)
+    except ServiceError as error:
+        ticket.release()
+        return json_error(error)
+    except BaseException:
+        ticket.release()
+        raise
+    return EventStream(_events(hub, feed, pk, who, ticket), ticket)
+
+
+async def _events(hub: Hub, feed: Feed, pk: int, viewer: Hashable, ticket: _Ticket) -> AsyncIterator[bytes]:
+    try:
+        # The request's own thread (the middleware's) keeps no database connection for the stream's lifetime.
+        await sync_to_async(connections.close_all)()
+        yield f"retry: {STREAM_RETRY_MS}\n\n".encode()
+        topic = hub.join(feed, pk)
+        try:
+            until = time.monotonic() + STREAM_SECONDS + random.uniform(-STREAM_JITTER_SECONDS, STREAM_JITTER_SECONDS)
+            seen, max_age = 0, FRESH_SECONDS
+            while await topic.wait_for_change(seen, until - time.monotonic()):
+                if topic.gone:
+                    return
+                built = await topic.view(viewer, max_age)
+                seen, max_age = built.version, math.inf
+                yield built.event
+                if built.over:
+                    yield OVER
+                    return
+        finally:
+            hub.leave(topic)
+    finally:
+        ticket.release()

@@ -1,0 +1,1 @@
+"""Tournaments: the formats (pure), their rounds run by the services, their read models, pages and admin."""
