@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 from django.db import connection
 
-from league.models import Table
+from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from workers.tables import play_table
 

@@ -82,6 +82,7 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
             person.page.wait_for_selector(
                 f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-turn=mine] .tb-play:not([disabled]),"
                 f" {root}[data-status=finished]",
+                state="attached",  # (folded below a game's own controls)
                 timeout=20000,
             )
         except Exception:
@@ -140,7 +141,7 @@ def test_the_spectator_never_sees_the_persons_hand(open_tab: Callable[..., Tab],
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
     worker = _play_in_background(table.pk, django_db_blocker)
-    person.page.wait_for_selector("[data-parlour-table][data-turn=mine] .tb-action", timeout=20000)
+    person.page.wait_for_selector("[data-parlour-table][data-turn=mine] .tb-action", state="attached", timeout=20000)
     person.page.wait_for_selector("[data-clock]:not([hidden])")  # the person's clock is shown, counting down
     person.shot("table-love_letter-person-turn")
     spectator = open_tab(PHONE)  # and on a phone, nothing scrolls sideways
@@ -178,7 +179,7 @@ def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob
     rng = random.Random(2)
     for _ in range(200):
         person.page.wait_for_selector(
-            f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-status=finished]"
+            f"{root}[data-turn=mine] .tb-action:not([disabled]), {root}[data-status=finished]", state="attached"
         )
         if person.page.get_attribute(root, "data-status") == "finished":
             break
