@@ -31,7 +31,7 @@ from league.tournaments.services import (
     do_start_tournament,
     do_update_tournament,
 )
-from tests.league import fits_helpers
+from tests.league.ratings import fits_helpers
 from tests.league.tournaments.tournament_helpers import by_strength, make_bots, play_out, result
 from tests.results import runner_result
 
