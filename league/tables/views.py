@@ -20,6 +20,7 @@ from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
 from league.api.errors import json_error
+from league.authors.rules import rules_in_brief
 from league.bots.models import Bot
 from league.core.errors import NoFinishedTable, ServiceError
 from league.core.ids import parse_id
@@ -83,6 +84,7 @@ def play_page(request: HttpRequest) -> HttpResponse:
         "seats": seats,
         "error": error,
         "clock": tables.clock_seconds(game_id),
+        "rules": rules_in_brief(game_id),
         "open": Table.objects.filter(
             owner_id=request.user.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]
         ).first(),
@@ -107,7 +109,15 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
         "view": view,
     }
     bots = [seat for seat in table.seats if seat["kind"] != "person"]
-    context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
+    context = {
+        "table": table,
+        "game": GAMES[table.game],
+        "config": config,
+        "view": view,
+        "bots": bots,
+        "rules": rules_in_brief(table.game),
+        "rematch": [seat["bot_id"] for seat in bots if seat["bot_id"]],
+    }
     return render(request, "league/table.html", context)
 
 
@@ -132,6 +142,19 @@ def cancel_table(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("table", pk=pk)
     messages.success(request, "Your table is cancelled: you may sit at another.")
     return redirect(f"{reverse('play')}?game={table.game}")
+
+
+@require_POST
+@login_required
+def resign_table(request: HttpRequest, pk: int) -> HttpResponse:
+    """The table page's "Resign" button (the API's ``resign`` says the same)."""
+    try:
+        tables.do_resign(request.user, pk)
+    except ServiceError as exc:
+        if exc.status == 404:
+            return render(request, "404.html", {"message": exc.message}, status=404)
+        messages.error(request, exc.message)
+    return redirect("table", pk=pk)
 
 
 def _table_view(pk: int, person: Hashable, memo: None) -> tuple[dict[str, Any], bool]:
