@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from league.models import Table
+from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from workers.tables import play_table
 

@@ -45,7 +45,7 @@ def test_a_person_on_a_phone_resigns_then_plays_again(open_tab: Callable[..., Ta
     assert result_top is not None and felt_top is not None and result_top["y"] < felt_top["y"]  # the result first
     person.shot("table-page-phone-resigned")
     person.page.click("[data-rematch] button")
-    person.page.wait_for_url(re.compile(r".*/tables/(?!%d/)\d+/" % table.pk))
+    person.page.wait_for_url(re.compile(rf".*/tables/(?!{table.pk}/)\d+/"))
     again = Table.objects.filter(owner=alice).exclude(pk=table.pk).get()
     assert again.game == table.game and again.players == table.players
     assert [s["bot_id"] for s in again.seats if s["kind"] != "person"] == [

@@ -321,7 +321,7 @@ def test_the_table_page_offers_resign_the_rules_and_a_rematch(alice, alice_api: 
     client.force_login(alice)
     page = client.get(f"/tables/{table.pk}/").content.decode()
     assert "How to play Love Letter" in page and "Princess" in page  # the rules in brief, folded
-    assert 'action="/tables/%d/resign/"' % table.pk in page and "data-rematch hidden" in page
+    assert f'action="/tables/{table.pk}/resign/"' in page and "data-rematch hidden" in page
     assert "How to play Love Letter" in client.get("/play/?game=love_letter").content.decode()
     response = client.post(f"/tables/{table.pk}/resign/")
     assert response.status_code == 302 and Table.objects.get(pk=table.pk).resigned
