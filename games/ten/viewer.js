@@ -107,6 +107,7 @@ export const css = `
 .tn-price::before { content: "price "; font-weight: 400; }
 .tn-loss { font-size: .72rem; font-weight: 700; color: #8a3b2f; }
 .tn-fills { display: flex; flex-wrap: wrap; gap: .3rem; align-items: center; }
+.tn-submit { max-width: 30rem; }
 .tn-pay-sum { font-weight: 700; font-size: .92rem; font-variant-numeric: tabular-nums; }
 .tn-pay-sum[data-state="short"] { color: #8a5a00; } .tn-pay-sum[data-state="over"] { color: #9b1c1c; } .tn-pay-sum[data-state="ok"] { color: #2f6b43; }
 .tn-buy-pay:empty { display: none; }
@@ -405,18 +406,13 @@ export function controls(obs, ctx) {
   const others = [...Array(obs.players).keys()].filter((s) => s !== you);
   const collection = obs.collection[you];
   const mine = collection.filter((c) => c.kind === "number");
-  // The deltas are shown only while this port agrees with the engine's own score.
-  const trusted = !obs.scores || scoreOf(collection) === obs.scores[you];
+  // What a choice does to the score is said only while this port agrees with the engine's own score.
   const scoreNow = scoreOf(collection);
-  const scoreChange = (after) => (trusted ? `your score ${scoreNow} → ${after}` : "");
+  const trusted = !obs.scores || scoreNow === obs.scores[you];
+  const scoreChange = (after) => (trusted ? ` (your score ${scoreNow} → ${after})` : "");
   const legalHas = (test) => ctx.legal.some(test);
   const say = (action) => sentence(obs, ctx, action, who);
-  let sent = false;
-  const act = (action, label) => {
-    if (sent) return;
-    sent = true;
-    ctx.act(action, label);
-  };
+  const act = (action, label) => ctx.act(action, label); // the page disables every control while it is sent
 
   let body;
   if (obs.phase === "flip") body = flipControls(h, obs, ctx, { who, others, mine, collection, scoreChange, legalHas, act });
@@ -426,7 +422,7 @@ export function controls(obs, ctx) {
     const options = ctx.legal.filter((x) => x.pay && !("buy" in x));
     body = [
       h("p", { class: "tn-ctl-how" }, `You won the ${cardName(a.card)} for ${a.high}: pay ${a.high}. No change is given: pay exactly ${a.high}, or with fiasco tokens alone.`),
-      h("div", { class: "tn-ctl-row" }, card(h, a.card, { small: true, tag: "span" }), h("span", null, faceTitle(a.card))),
+      h("div", { class: "tn-ctl-row" }, card(h, a.card, { small: true, tag: "span" }), h("span", null, `${capital(faceTitle(a.card))}.`)),
       payBuilder(h, obs, ctx, { price: a.high, options, mine, collection, trusted, scoreNow, what: `the ${cardName(a.card)}`, verb: "Pay for", act }),
     ];
   } else if (obs.phase === "buy" || obs.phase === "final_buy") body = buyControls(h, obs, ctx, { who, mine, collection, trusted, scoreNow, legalHas, act });
@@ -511,10 +507,10 @@ function flipControls(h, obs, ctx, { who, others, mine, collection, scoreChange,
       onclick: () => act({ flip: true }, first ? "Flip the first card of your turn" : "Flip another card") }));
   }
   if (legalHas((a) => a.stop === "numbers")) {
-    const taken = numbers.length ? `You take ${listing(numbers.map(cardName))} (${scoreChange(scoreOf([...collection, ...numbers]))})` : "There are no numbers to take";
+    const taken = numbers.length ? `You take ${listing(numbers.map(cardName))}${scoreChange(scoreOf([...collection, ...numbers]))}` : "There are no numbers to take";
     const pay = othersGet(obs.pips);
     choices.push(choiceButton(h, { tn: "stop-numbers", title: "Stop: take the numbers",
-      detail: `${taken.replace(/ \(\)$/, "")}${pay ? `; ${pay}` : ""}; then you may buy one card from the market.`,
+      detail: `${taken}${pay ? `; ${pay}` : ""}; then you may buy one card from the market.`,
       onclick: () => act({ stop: "numbers" }, "Stop and take the numbers") }));
   }
   if (legalHas((a) => a.stop === "coins")) {
@@ -547,7 +543,7 @@ function auctionControls(h, obs, ctx, { who, collection, mine, trusted, scoreNow
   const worth = trusted ? ` It would make your score ${scoreNow} → ${after}.` : "";
   const still = a.bids.map((bid, s) => (bid === null && s !== ctx.you ? s : null)).filter((s) => s !== null);
   const lead = a.high === null ? "No bid yet." : `${Who(a.high_bidder)} ${a.high_bidder === ctx.you ? "lead" : "leads"} with ${a.high}.`;
-  const after_you = still.length ? ` Still to bid after you: ${listing(still.map(who))}.` : " You bid last.";
+  const afterYou = still.length ? ` Still to bid after you: ${listing(still.map(who))}.` : " You bid last.";
   const bids = ctx.legal.filter((x) => "bid" in x).map((x) => x.bid);
   const passing = a.high !== null
     ? still.length ? `${Who(a.high_bidder)} keeps the lead at ${a.high} for now.` : `${Who(a.high_bidder)} takes the ${wild} for ${a.high}.`
@@ -566,7 +562,7 @@ function auctionControls(h, obs, ctx, { who, collection, mine, trusted, scoreNow
   return [
     h("p", { class: "tn-ctl-how" }, "A wild is auctioned: bid more than the highest bid, or pass. The winner pays the bid; wilds fill gaps in runs."),
     h("div", { class: "tn-ctl-row" }, card(h, a.card, { small: true, tag: "span" }),
-      h("span", null, `${capital(faceTitle(a.card))}.${worth} ${lead}${after_you}`)),
+      h("span", null, `${capital(faceTitle(a.card))}.${worth} ${lead}${afterYou}`)),
     h("div", { class: "tn-choices" }, choices),
     bidButtons.length
       ? h("div", { class: "tn-bids", role: "group", "aria-label": `Your bid for the ${wild}` }, bidButtons)
@@ -696,6 +692,9 @@ function buyControls(h, obs, ctx, { who, mine, collection, trusted, scoreNow, le
         h("p", { class: "tn-ctl-how" }, `Buy ${cardName(c)} for ${price}${after}.`),
         payBuilder(h, obs, ctx, { price, options, mine, collection, trusted, scoreNow, what: cardName(c), verb: "Buy", act, buyId: c.id }),
       );
+      // On a phone the payment opens below the fold: bring its sum and Buy button into sight.
+      const submit = panel.querySelector("[data-tn=pay]");
+      if (submit && typeof submit.scrollIntoView === "function") submit.scrollIntoView({ block: "nearest" });
     });
     buttons.push(b);
   }
