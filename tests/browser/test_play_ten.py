@@ -20,8 +20,8 @@ import pytest
 from django.db import connection
 
 from games.ten.scoring import score_cards
-from league.models import Table
-from league.replays import renderer_url
+from league.play.replays import renderer_url
+from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
 from workers.tables import play_table
 
