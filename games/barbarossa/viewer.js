@@ -108,11 +108,6 @@ const Seat = (n) => `Seat ${n}`;
 const list = (items) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`);
 const plural = (n, one, many) => `${n} ${Number(n) === 1 ? one : many}`;
 
-function guessedWord(action) {
-  const guess = action && (action.guess || (action.curse && action.curse.guess));
-  return guess && guess.word ? guess.word : null;
-}
-
 const NARRATION = [
   [/^seat (\d+) makes object (\w+) in secret$/, (m) => `${Seat(m[1])} makes a secret object, ${m[2]}.`],
   [/^creation is over, the sculptures are public: (.*)$/, (m) => {
@@ -136,9 +131,11 @@ const NARRATION = [
   [/^seat (\d+) asks seat (\d+) about (\w+): (\w+)\? (\w+)$/, (m) => `${Seat(m[1])} asks seat ${m[2]} about ${m[3]}: “${question(m[4])}” “${ANSWER_WORDS[m[5]] || m[5]}.”`],
   [/^seat (\d+) begins the second question round$/, (m) => `That “No” ends seat ${m[1]}'s first question round; the second one begins.`],
   [/^seat (\d+) takes (\d+) curse tokens back$/, (m) => `${Seat(m[1])} has no curse token left and takes ${m[2]} back (once a game).`],
-  [/^seat (\d+) guesses (\w+)( with a curse)?: wrong$/, (m, move) => `${Seat(m[1])}${m[3] ? " plays a curse and" : ""} guesses that ${m[2]} is ${quoted(guessedWord(move && move.action))}: wrong.`],
-  [/^seat (\d+) guesses (\w+)( with a curse)?: right, arrow (\d+) of (\d+)$/, (m, move) =>
-    `${Seat(m[1])}${m[3] ? " plays a curse and" : ""} guesses that ${m[2]} is ${quoted(guessedWord(move && move.action))}: right! That is arrow ${m[4]} of ${m[5]}.`],
+  // Only "right" or "wrong" is public (RULES.md "Guesses and scoring" 4): the story never names the guessed word,
+  // which the board too shows only once the game is over (stumble 27).
+  [/^seat (\d+) guesses (\w+)( with a curse)?: wrong$/, (m) => `${Seat(m[1])}${m[3] ? " plays a curse and" : ""} guesses the word of ${m[2]}: wrong.`],
+  [/^seat (\d+) guesses (\w+)( with a curse)?: right, arrow (\d+) of (\d+)$/, (m) =>
+    `${Seat(m[1])}${m[3] ? " plays a curse and" : ""} guesses the word of ${m[2]}: right! That is arrow ${m[4]} of ${m[5]}.`],
   [/^seat (\d+)'s hat moves ([+-])(\d+) to (\d+)$/, (m) => `${Seat(m[1])}'s hat moves ${m[3]} ${m[2] === "+" ? "forward" : "back"}, to ${m[4]}.`],
   [/^the (\d+)th arrow ends the game$/, (m) => `The ${m[1]}th arrow ends the game.`],
   [/^seats? ([\d, ]+) reach the end: win$/, (m) => {
@@ -152,21 +149,17 @@ const NARRATION = [
   [/^seat (\d+) passes$/, (m) => `${Seat(m[1])} passes: no curse.`],
 ];
 
-function quoted(word) {
-  return word ? `“${word}”` : "a word";
-}
-
 function ordinal(n) {
   const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
   return `${n}${suffix}`;
 }
 
 /** The engine's narration in plain English sentences (docs/viewer.md: `narrate`). */
-export function narrate(lines, { move } = {}) {
+export function narrate(lines) {
   return lines.map((line) => {
     for (const [pattern, say] of NARRATION) {
       const match = line.match(pattern);
-      if (match) return say(match, move);
+      if (match) return say(match);
     }
     const text = line.charAt(0).toUpperCase() + line.slice(1);
     return /[.!?]$/.test(text) ? text : `${text}.`;
@@ -198,8 +191,17 @@ function penaltyNote(h, view, s) {
     { class: "bb-penalty", title: "At the end each player loses 5 for each of their own objects no one solved and 2 for each solved only once, unless they reached the end of the track" },
     spared
       ? `penalty −${view.penalties[s]} (${why}) not applied: reached the end`
-      : `penalty −${view.penalties[s]} (${why}): score ${view.scores ? view.scores[s] : Math.max(0, view.hats[s] - view.penalties[s])}`,
+      : `hat ${view.hats[s]} − penalty ${view.penalties[s]} (${why}) = score ${finalScore(view, s)}`,
   );
+}
+
+// The number a seat ends with: its hat less the end penalty (not below 0), or its hat if it reached the end of the
+// track; the engine's `scores` once the game is over. Before the end, the hat.
+function finalScore(view, s) {
+  if (view.phase !== "over") return view.hats[s];
+  if (Array.isArray(view.scores)) return view.scores[s];
+  if ((view.winners || []).includes(s) || !view.penalties) return view.hats[s];
+  return Math.max(0, view.hats[s] - view.penalties[s]);
 }
 
 export function render(view, ctx) {
@@ -237,12 +239,14 @@ export function render(view, ctx) {
 
   const ticks = [];
   for (let i = 5; i < finish; i += 5) ticks.push(h("span", { class: "bb-tick", style: { left: `${(i / finish) * 100}%` } }));
+  // At the end the track shows the final scores (the hats after the penalties), as the seats' crowns do.
+  const marks = view.hats.map((_, s) => finalScore(view, s));
   const score = h(
     "div",
     null,
-    h("div", { class: "bb-label" }, `Hats on the scoring track · the first to ${finish} wins`),
-    h("div", { class: "bb-score" }, ticks, view.hats.map((hat, s) => {
-      const same = view.hats.slice(0, s).filter((x) => x === hat).length;
+    h("div", { class: "bb-label" }, over ? "Final scores, after the end penalties" : `Hats on the scoring track · the first to ${finish} wins`),
+    h("div", { class: "bb-score" }, ticks, marks.map((hat, s) => {
+      const same = marks.slice(0, s).filter((x) => x === hat).length;
       return h("span", { class: ["bb-dot", `pv-s${s % 6}`], title: `seat ${s}: ${hat}`, style: { left: `calc(${(Math.min(hat, finish) / finish) * 100}% + ${same * 1.1}rem)` } }, String(s));
     }), h("span", { class: "bb-end" }, "♛")),
     h("div", { class: "bb-scale" }, h("span", null, "0"), h("span", null, String(finish))),
@@ -291,7 +295,7 @@ export function render(view, ctx) {
       h(
         "section",
         { class: ["pv-seat", "bb-seat", turn && "pv-turn", me && "pv-me"], dataset: { seat: String(s) } },
-        h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges, h("span", { class: "bb-hat", title: "hat on the scoring track" }, `♛ ${view.hats[s]}`)),
+        h("div", { class: "pv-seat-head" }, ctx.seatChip(s), badges, h("span", { class: "bb-hat", title: over ? "final score (the hat after the end penalty)" : "hat on the scoring track" }, `♛ ${finalScore(view, s)}`)),
         h("div", { class: "bb-stats" },
           h("span", { title: "elfstones (pay one per space to move exactly)" }, `◆ ${plural(view.elfstones[s], "elfstone", "elfstones")}`),
           h("span", { title: "curse tokens: play one to ask for a letter or guess out of turn" }, `✶ ${plural(view.curses[s], "curse token", "curse tokens")}`),
