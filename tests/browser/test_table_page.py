@@ -28,8 +28,6 @@ def test_a_person_on_a_phone_resigns_then_plays_again(open_tab: Callable[..., Ta
     assert box is not None and box["y"] < PHONE["height"] and box["y"] + min(box["height"], 60) <= PHONE["height"]
     person.assert_fits(PHONE["width"])
     person.shot("table-page-phone-turn", full_page=False)
-    narration = person.page.locator("[data-narration] li").all_inner_texts()
-    assert narration and not any(re.search(r"\bseat \d\b", line, re.I) for line in narration), narration
     # Resign: the first click asks, the second resigns.
     person.page.click("[data-resign-button]")
     assert "click again" in person.page.inner_text("[data-resign-button]")
@@ -40,9 +38,16 @@ def test_a_person_on_a_phone_resigns_then_plays_again(open_tab: Callable[..., Ta
     assert table.resigned and table.result["outcome"]["ranks"][table.person_seat] == table.players
     person.page.wait_for_selector("[data-result]:not([hidden])", timeout=20000)
     assert "You resigned" in person.page.inner_text("[data-result]")
+    assert "resigned" in person.page.locator("[data-result] .tb-fault").nth(table.person_seat).inner_text()
+    person.assert_fits(PHONE["width"])
     result_top = person.page.locator("[data-result]").bounding_box()
     felt_top = person.page.locator("[data-felt]").bounding_box()
     assert result_top is not None and felt_top is not None and result_top["y"] < felt_top["y"]  # the result first
+    # The finished page comes back with the replay (a reload): then Play again.
+    person.page.wait_for_selector("[data-parlour-viewer][data-ready='1']", timeout=20000)
+    narration = person.page.locator("[data-narration] li").all_inner_texts()
+    assert narration and not any(re.search(r"\bseat \d\b", line, re.I) for line in narration), narration
+    assert any("you" in line.lower() for line in narration) and any("parlour/" in line for line in narration)
     person.shot("table-page-phone-resigned")
     person.page.click("[data-rematch] button")
     person.page.wait_for_url(re.compile(rf".*/tables/(?!{table.pk}/)\d+/"))

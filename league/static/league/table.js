@@ -226,13 +226,13 @@ function drawResult(view) {
   const seats = labels(view);
   const rows = view.result.seats.map((seat, i) => h("tr", { class: seat.rank === 1 ? "winner" : null },
     h("td", null, seatChip(i, seats[i])), h("td", { class: "num" }, String(seat.rank)), h("td", { class: "num" }, String(seat.score)),
-    h("td", null, seat.fault ? `forfeited: ${seat.fault.detail}` : "")));
+    h("td", { class: "tb-fault" }, i === view.person_seat && view.resigned ? "resigned" : seat.fault ? `forfeited: ${seat.fault.detail}` : "")));
   const person = view.result.seats[view.person_seat];
   const headline = view.resigned ? `You resigned: ${ordinal(person.rank)} of ${view.players}.`
     : person.rank === 1 ? "You won!" : `You finished ${ordinal(person.rank)} of ${view.players}.`;
   resultBox.replaceChildren(
     h("h2", null, view.role === "person" ? headline : `The person finished ${ordinal(person.rank)} of ${view.players}.`),
-    h("table", { class: "seats-table" }, h("thead", null, h("tr", null, h("th", null, "Seat"), h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, "Score"), h("th", null, ""))), h("tbody", null, rows)),
+    h("div", { class: "tb-result-seats" }, h("table", { class: "seats-table" }, h("thead", null, h("tr", null, h("th", null, "Player"), h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, "Score"), h("th", null, "Note"))), h("tbody", null, rows))),
     document.querySelector("[data-parlour-viewer]")
       ? h("p", null, "The whole game, every hand revealed, is in the replay below.")
       : h("p", null, "The replay, every hand revealed, follows in a moment (or ", h("a", { href: location.pathname }, "reload"), ")."),
