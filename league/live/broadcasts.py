@@ -131,8 +131,7 @@ def _candidates(game_id: str) -> list[Broadcast]:
 def _programme() -> list[Broadcast]:
     by_game = [picks for game_id in GAMES if (picks := _candidates(game_id))]
     # The games in turn, the one whose best pick is the newest first; then each game's second pick, and so on.
-    oldest = datetime.min.replace(tzinfo=timezone.get_current_timezone())
-    by_game.sort(key=lambda picks: picks[0].finished_at or oldest, reverse=True)
+    by_game.sort(key=lambda picks: picks[0].finished_at.timestamp() if picks[0].finished_at else 0.0, reverse=True)
     return [picks[turn] for turn in range(PER_GAME) for picks in by_game if turn < len(picks)]
 
 
