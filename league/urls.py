@@ -27,6 +27,7 @@ urlpatterns = [
     path("first-bot/", views_authors.first_bot, name="first-bot"),
     path("games/<str:game>/reference/", views_authors.game_reference, name="game-reference"),
     path("games/<str:game>/starter.zip", views_authors.starter_zip, name="starter-kit"),
+    path("sdk/<str:filename>", views_authors.kit_wheel, name="kit-wheel"),
     path("challenges/", views_authors.challenge_list, name="challenges"),
     path("challenges/<int:pk>/", views_authors.challenge_page, name="challenge"),
     path("challenges/<int:pk>/results/", views_authors.challenge_results, name="challenge-results"),

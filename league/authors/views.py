@@ -9,6 +9,7 @@ reference pages and kits come from a real game played by the engine, so they can
 from __future__ import annotations
 
 import json
+import logging
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,13 +18,15 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.views.decorators.http import etag, require_safe
 
 from bots.authoring import starter
 from games.registry import GAMES
+from league.authors import kit
 from league.bots.models import Bot, BotVersion
 from league.challenges.models import Challenge
 from league.challenges.queries import Report, challenge_report, challenges_for, games_in_last_hour, previous_version
@@ -35,9 +38,12 @@ from league.site import parts as live
 from league.site import visibility
 from league.site.forms import ChallengeForm, first_error
 
+logger = logging.getLogger(__name__)
+
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parents[1] / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
+WHEEL_CONTENT_TYPE = "application/zip"  # a wheel is a zip archive; no media type of its own is registered
 LIVE_SECONDS = 5  # a challenge page with games in flight asks for its results this often
 
 
@@ -49,9 +55,11 @@ def _games() -> list[Any]:
 
 
 def first_bot(request: HttpRequest) -> HttpResponse:
-    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker."""
+    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker, and the author
+    kit's wheel named with this site's address."""
     site = request.build_absolute_uri("/").rstrip("/")
-    text = FIRST_BOT_DOC.read_text(encoding="utf-8").replace("https://SITE", site)
+    text = FIRST_BOT_DOC.read_text(encoding="utf-8")
+    text = text.replace("https://SITE", site).replace(starter.RUNTIME_WHEEL_PLACEHOLDER, kit.wheel_name())
     before, marker, after = text.partition(GAMES_MARKER)
     context = {
         "before": render_markdown(before),
@@ -114,16 +122,40 @@ def _one_line(value: Any, limit: int = 180) -> str:
 
 
 @cache
-def _kit(game: str, site_url: str) -> bytes:
-    return starter.build_kit(game, site_url)
+def _kit(game: str, site_url: str, runtime_url: str) -> bytes:
+    return starter.build_kit(game, site_url, runtime_url)
 
 
 def starter_zip(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's starter kit, whose README names the author kit's wheel on this site."""
     _game_or_404(game)
-    data = _kit(game, request.build_absolute_uri("/").rstrip("/"))
+    runtime_url = request.build_absolute_uri(reverse("kit-wheel", args=[kit.wheel_name()]))
+    data = _kit(game, request.build_absolute_uri("/").rstrip("/"), runtime_url)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{starter.kit_filename(game)}"'
     response["Content-Length"] = str(len(data))
+    return response
+
+
+def _wheel_etag(request: HttpRequest, filename: str) -> str | None:
+    return f'"{kit.key()}"' if filename == kit.wheel_name() else None
+
+
+@require_safe
+@etag(_wheel_etag)
+def kit_wheel(request: HttpRequest, filename: str) -> HttpResponseBase:
+    """The author kit (league/authors/kit.py): ``pip install`` takes this address as it is. Built from this checkout
+    the first time it is asked for, then kept; revalidated by its ETag (the same name may hold a newer build)."""
+    context = {"wheel": kit.wheel_name(), "first_bot": reverse("first-bot")}
+    if filename != kit.wheel_name():
+        return render(request, "league/authors/kit_unavailable.html", context, status=404)
+    try:
+        wheel = kit.cached_wheel(settings.VAR_DIR)
+    except (kit.KitBuildError, OSError):
+        logger.exception("the author kit could not be built")
+        return render(request, "league/authors/kit_unavailable.html", {**context, "failed": True}, status=503)
+    response = FileResponse(wheel.open("rb"), content_type=WHEEL_CONTENT_TYPE, as_attachment=True, filename=wheel.name)
+    response["Cache-Control"] = "no-cache"  # keep it, but ask again: the ETag answers 304 while it is the same
     return response
 
 
