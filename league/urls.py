@@ -45,6 +45,7 @@ urlpatterns = [
     path("tables/<int:pk>/replay.json", views_tables.table_replay, name="table-replay"),
     path("account/tables/", views_tables.my_tables, name="my-tables"),
     path("account/signup/", views_accounts.signup, name="signup"),
+    path("account/welcome/", views_accounts.welcome, name="welcome"),
     path("account/verify-email/", views_accounts.verify_email, name="verify-email"),
     path("account/verify-email/<str:key>/", views_accounts.verify_email_link, name="verify-email-link"),
     path("account/bots/", views.my_bots, name="my-bots"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -36,13 +37,15 @@ from league.core.doc_markdown import render_markdown
 from league.core.errors import RateLimited, ServiceError
 from league.site import parts as live
 from league.site import visibility
-from league.site.forms import ChallengeForm, first_error
+from league.site.forms import KIT_GAME_COOKIE, ChallengeForm, first_error
 
 logger = logging.getLogger(__name__)
 
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parents[1] / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
+READER_PASSAGE = re.compile(r"<!-- signed-out -->\n?(.*?)<!-- signed-in -->\n?(.*?)<!-- end -->\n?", re.S)
+KIT_GAME_COOKIE_SECONDS = 30 * 24 * 3600
 WHEEL_CONTENT_TYPE = "application/zip"  # a wheel is a zip archive; no media type of its own is registered
 LIVE_SECONDS = 5  # a challenge page with games in flight asks for its results this often
 
@@ -55,18 +58,25 @@ def _games() -> list[Any]:
 
 
 def first_bot(request: HttpRequest) -> HttpResponse:
-    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker, and the author
-    kit's wheel named with this site's address."""
+    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker, the author kit's
+    wheel named with this site's address, and what a signed-in reader no longer needs (signing up) left out."""
     site = request.build_absolute_uri("/").rstrip("/")
     text = FIRST_BOT_DOC.read_text(encoding="utf-8")
     text = text.replace("https://SITE", site).replace(starter.RUNTIME_WHEEL_PLACEHOLDER, kit.wheel_name())
+    text = for_reader(text, signed_in=request.user.is_authenticated)
     before, marker, after = text.partition(GAMES_MARKER)
     context = {
         "before": render_markdown(before),
         "after": render_markdown(after) if marker else None,
         "games": _games(),
     }
-    return render(request, "league/authors/first_bot.html", context)
+    response = render(request, "league/authors/first_bot.html", context)
+    return cache_headers.private_if_signed_in(response, request.user)  # step 3 reads differently when signed in
+
+
+def for_reader(text: str, *, signed_in: bool) -> str:
+    """The guide's ``<!-- signed-out -->A<!-- signed-in -->B<!-- end -->`` passages as A or B for this reader."""
+    return READER_PASSAGE.sub(lambda match: match.group(2 if signed_in else 1), text)
 
 
 def _game_or_404(game: str) -> Any:
@@ -127,13 +137,22 @@ def _kit(game: str, site_url: str, runtime_url: str) -> bytes:
 
 
 def starter_zip(request: HttpRequest, game: str) -> HttpResponse:
-    """A game's starter kit, whose README names the author kit's wheel on this site."""
+    """A game's starter kit; the upload form opens on that game from now on (a cookie: the kit's README sends its
+    reader to the form, and so does the site's own "Upload a bot")."""
     _game_or_404(game)
     runtime_url = request.build_absolute_uri(reverse("kit-wheel", args=[kit.wheel_name()]))
     data = _kit(game, request.build_absolute_uri("/").rstrip("/"), runtime_url)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{starter.kit_filename(game)}"'
     response["Content-Length"] = str(len(data))
+    response.set_cookie(
+        KIT_GAME_COOKIE,
+        game,
+        max_age=KIT_GAME_COOKIE_SECONDS,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
     return response
 
 
