@@ -10,9 +10,12 @@ import io
 import json
 import re
 import shlex
+import shutil
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -103,6 +106,14 @@ def test_the_site_serves_the_wheel_at_a_stable_address(client: Client, db, setti
     assert missing.status_code == 404
     page = missing.content.decode()
     assert "There is no such version of the author kit here" in page and f'href="{address}"' in page
+
+
+def test_a_wheel_that_cannot_be_built_is_a_sentence_not_a_500(client: Client, db, settings, tmp_path: Path) -> None:
+    settings.VAR_DIR = tmp_path / "a-file"
+    settings.VAR_DIR.write_text("not a folder: nothing can be kept under it")
+    response = client.get(f"/sdk/{kit.wheel_name()}")
+    assert response.status_code == 503
+    assert "The author kit could not be built just now" in response.content.decode()
 
 
 def test_the_first_bot_page_and_every_starter_kit_name_the_wheel(client: Client, db) -> None:
@@ -198,4 +209,36 @@ def test_the_wheel_installs_into_a_fresh_venv_without_the_league_and_plays_a_kit
     seats = json.loads(as_json.stdout)["seats"]
     assert seats[0]["label"] == "love_letter-bot/"
     assert all(seat["fault"] is None and seat["moves"] > 0 for seat in seats), seats
+
+    def run(command: list[str]) -> str:
+        done = subprocess.run(command, cwd=home, env=environment, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{shlex.join(command)}: {done.stderr}"
+        return done.stdout
+
+    # The README's arena line as it is, and its compare line against a copy of the bot (the "previous version" a
+    # person keeps), bounded: two equal bots would take the sequential test long to decide.
+    arena = next(command for command in commands if command.startswith("python -m bots arena "))
+    assert "Pairwise score" in run(shlex.split(arena))
+    compare = next(command for command in commands if command.startswith("python -m bots compare "))
+    shutil.copytree(home / "love_letter-bot", home / "love_letter-bot-v1")
+    assert "games" in run([*shlex.split(compare), "--max-games", "20"])
+
+    # view: a replay written by play, served in the league's viewer (the page, the shell, the game's renderer).
+    run([*shlex.split(play), "--replay", "out.json"])
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    viewer = subprocess.Popen(
+        ["python", "-m", "bots", "view", "out.json", "--no-browser", "--port", str(port)],
+        cwd=home, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert viewer.stdout is not None
+        assert f"http://127.0.0.1:{port}/" in viewer.stdout.readline()  # it serves once it says where
+        for path in ("/", "/static/league/viewer/viewer.js", "/static/games/love_letter/viewer.js", "/frames"):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
+                assert answer.status == 200 and answer.read(), path
+    finally:
+        viewer.terminate()
+        viewer.wait(timeout=30)
     assert time.monotonic() - began < 90, "the install test should stay well under a minute and a half"
