@@ -8,6 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db.models import Model
+from django.http import HttpRequest
 
 from games.registry import GAMES
 from league.challenges.models import Challenge
@@ -61,6 +62,18 @@ class BotUploadForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["game"]).choices = [(game_id, GAMES[game_id].title) for game_id in GAMES]
+
+
+KIT_GAME_COOKIE = "parlour_kit_game"  # the game of the last starter kit downloaded (league/authors/views.py)
+
+
+def upload_game(request: HttpRequest) -> str | None:
+    """The game the upload form opens on: the one asked for (``?game=``), else that of the last starter kit this
+    browser downloaded; none (the form's first) if neither is a game here."""
+    for game in (request.GET.get("game"), request.COOKIES.get(KIT_GAME_COOKIE)):
+        if game in GAMES:
+            return game
+    return None
 
 
 class VersionUploadForm(forms.Form):

@@ -53,7 +53,7 @@ from league.ratings.queries import (
 )
 from league.site import parts as live
 from league.site import visibility
-from league.site.forms import BotUploadForm, TokenForm, VersionUploadForm
+from league.site.forms import BotUploadForm, TokenForm, VersionUploadForm, upload_game
 from league.tables.services import people_record, tables_of
 
 RECENT = 20
@@ -85,7 +85,8 @@ def _matches(user: visibility.User | None = None) -> QuerySet[Match]:
 def home(request: HttpRequest) -> HttpResponse:
     # The five top fives and the latest results change only with the league's fingerprint (league/ratings/caching.py).
     tops, recent = caching.cached(f"home:{caching.board_fingerprint(None)}", _home_data)
-    boards = [(GAMES[game_id], bots) for game_id, bots in tops]
+    # Each board with whether a bot on it has played rated games but has no fitted Elo yet (the page says why).
+    boards = [(GAMES[game_id], bots, any(not hasattr(bot, "fitted") for bot in bots)) for game_id, bots in tops]
     return render(request, "league/home.html", {"boards": boards, "recent": recent})
 
 
@@ -469,7 +470,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
         return _sign_up_first(request)
     if not may_upload(visibility.signed_in(request.user)):
         return _verify_email_first(request)
-    form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": request.GET.get("game")})
+    form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": upload_game(request)})
     if request.method == "POST" and form.is_valid():
         try:
             data, filename = _upload_bytes(form)
