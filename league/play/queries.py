@@ -116,9 +116,9 @@ def _has(matches: QuerySet[Match], **position: int) -> bool:
 
 
 def result_words(rank: int | None, ranks: Sequence[int | None]) -> tuple[str, str]:
-    """A seat's result among ``ranks`` (competition ranking: 1, 2, 2, 4), as words and as its kind:
-    ("won", "won"), ("drew", "drew"), ("shared 1st of 3", "drew"), ("lost", "lost") between two, ("2nd of 3", "lost");
-    ("", "") before the match has finished."""
+    """A seat's result among ``ranks`` (competition ranking: 1, 2, 2, 4), as words and as its kind, for the styles:
+    ("won", "won"), ("drew", "drew"), ("shared 1st of 3", "drew"), ("lost", "lost") between two, ("2nd of 3",
+    "placed") between the first and the last, ("3rd of 3", "lost"); ("", "") before the match has finished."""
     if rank is None:
         return "", ""
     players, sharing = len(ranks), sum(1 for other in ranks if other == rank)
@@ -128,7 +128,8 @@ def result_words(rank: int | None, ranks: Sequence[int | None]) -> tuple[str, st
         return ("drew", "drew") if sharing == players else (f"shared 1st of {players}", "drew")
     if players == 2:
         return "lost", "lost"
-    return f"{'shared ' if sharing > 1 else ''}{ordinal(rank)} of {players}", "lost"
+    last = rank + sharing - 1 == players
+    return f"{'shared ' if sharing > 1 else ''}{ordinal(rank)} of {players}", "lost" if last else "placed"
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ class SeatLine:
 
     seat: Seat
     result: str
-    outcome: str  # "won", "drew", "lost" or "" (not finished): for the styles
+    outcome: str  # "won", "drew", "placed", "lost" or "" (not finished): for the styles
     fault: str
 
     @property

@@ -155,7 +155,7 @@ class MatchFilterForm(forms.Form):
         tournaments = list(listed.order_by("-created", "-id")[:TOURNAMENT_OPTIONS])
         if chosen is not None and chosen not in {t.pk for t in tournaments}:
             tournaments += list(self.tournaments.filter(pk=chosen))
-        return [("", "Any match, in a tournament or not")] + [(str(t.pk), t.name) for t in tournaments]
+        return [("", "Any match")] + [(str(t.pk), t.name) for t in tournaments]
 
     def clean_bot(self) -> Bot | None:
         value = self.cleaned_data["bot"]

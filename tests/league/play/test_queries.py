@@ -60,12 +60,14 @@ def _tournament(game: str, rated: bool) -> Round:
         (2, [1, 2], ("lost", "lost")),
         (1, [1, 1], ("drew", "drew")),
         (1, [1, 2, 3], ("won", "won")),
-        (2, [1, 2, 3], ("2nd of 3", "lost")),
+        (2, [1, 2, 3], ("2nd of 3", "placed")),
         (3, [1, 2, 3], ("3rd of 3", "lost")),
         (1, [1, 1, 3], ("shared 1st of 3", "drew")),
-        (2, [1, 2, 2], ("shared 2nd of 3", "lost")),
+        (2, [1, 2, 2], ("shared 2nd of 3", "lost")),  # last, shared
+        (2, [1, 2, 2, 4], ("shared 2nd of 4", "placed")),
         (1, [1, 1, 1], ("drew", "drew")),
         (4, [1, 2, 3, 4], ("4th of 4", "lost")),
+        (3, [1, 2, 3, 4], ("3rd of 4", "placed")),
         (None, [None, None], ("", "")),
     ],
 )

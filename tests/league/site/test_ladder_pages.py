@@ -330,7 +330,7 @@ def test_a_cached_bot_page_shows_a_new_match_queued_running_and_finished_at_once
     do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
     assert f"#{match.pk}<" in newest and '<td class="focus-result"><span class="result lost">lost</span>' in newest
-    assert '<a href="/bots/' in newest and 'owner/bot02</a> <span class="result won">won</span>' in newest
+    assert '<a href="/bots/' in newest and 'owner/<wbr>bot02</a> <span class="result won">won</span>' in newest
 
 
 def test_a_cached_bot_page_shows_a_match_going_back_to_the_queue(client: Client, db) -> None:

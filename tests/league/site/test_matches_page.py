@@ -4,6 +4,7 @@ from 1 and games called by their titles."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.contrib.auth.models import User
@@ -48,8 +49,8 @@ def league(db) -> dict[str, Bot]:
 
 
 def _rows(html: str) -> list[str]:
-    """The match list's rows, in order."""
-    return re.findall(r"<tr>\s*<td><a href=\"/matches/\d+/\">.*?</tr>", html, re.S)
+    """The match list's rows, in order (a bot's name may break after its owner's: "alice/<wbr>ace")."""
+    return re.findall(r"<tr>\s*<td><a href=\"/matches/\d+/\">.*?</tr>", html.replace("/<wbr>", "/"), re.S)
 
 
 def _ids(html: str) -> list[int]:
@@ -65,9 +66,9 @@ def test_the_index_lists_finished_matches_newest_first_with_results_in_words(cli
     assert response.status_code == 200
     assert _ids(html) == [second.pk, first.pk]
     newest, oldest = _rows(html)
-    assert "bob/cat</a> <span class=\"result won\">won</span>" in newest
-    assert "bob/bee</a> <span class=\"result lost\">2nd of 3</span>" in newest
-    assert "alice/ace</a> <span class=\"result lost\">3rd of 3</span>" in newest
+    assert 'bob/cat</a> <span class="result won">won</span>' in newest
+    assert 'bob/bee</a> <span class="result placed">2nd of 3</span>' in newest
+    assert 'alice/ace</a> <span class="result lost">3rd of 3</span>' in newest
     assert ">lost<" in oldest and ">won<" in oldest
     assert "<small>#" not in html  # no "#1" that reads like a seat number
     assert "Love Letter" in html and "love_letter<" not in html
@@ -80,13 +81,13 @@ def test_a_bot_filter_puts_that_bots_result_first_in_every_row(client: Client, l
     html = client.get(f"/matches/?bot={league['ace'].pk}").content.decode()
     assert _ids(html) == [lost.pk, won.pk]
     newest, oldest = _rows(html)
-    assert "<th scope=\"col\">Result</th><th scope=\"col\">Against</th>" in html
+    assert '<th scope="col">Result</th><th scope="col">Against</th>' in html
     focus = re.search(r'<td class="focus-result">(.*?)</td>', newest).group(1)
     assert '<span class="result lost">lost</span>' in focus and "ran out of time" in focus
     assert '<span class="result won">won</span>' in re.search(r'<td class="focus-result">(.*?)</td>', oldest).group(1)
     against = newest[newest.index('<ul class="seats">') :]
     assert "bob/cat" in against and "alice/ace" not in against  # the bot in focus is not listed again
-    assert 'selected>alice/ace</option>' in html  # the form shows the filter in use
+    assert "selected>alice/ace</option>" in html  # the form shows the filter in use
 
 
 def test_the_filters_narrow_the_list_and_combine(client: Client, league) -> None:
@@ -114,9 +115,9 @@ def test_pages_are_bounded_and_keep_the_filters(client: Client, league) -> None:
     first = client.get("/matches/?game=love_letter").content.decode()
     assert _ids(first) == played[::-1][:25]
     older = re.search(r'href="([^"]*)" rel="next">Older', first).group(1).replace("&amp;", "&")
-    assert "game=love_letter" in older and "rel=\"prev\"" not in first
+    assert "game=love_letter" in older and 'rel="prev"' not in first
     second = client.get("/matches/" + older).content.decode()
-    assert _ids(second) == played[::-1][25:] and "rel=\"next\"" not in second
+    assert _ids(second) == played[::-1][25:] and 'rel="next"' not in second
     newer = re.search(r'href="([^"]*)" rel="prev">', second).group(1).replace("&amp;", "&")
     assert _ids(client.get("/matches/" + newer).content.decode()) == played[::-1][:25]
 
@@ -130,7 +131,7 @@ def test_pages_are_bounded_and_keep_the_filters(client: Client, league) -> None:
         ("bot=424242", "No such bot: choose one from the list."),
         ("owner=nobody", "Nobody here is called “nobody”."),
         ("owner=" + "x" * 400, "Ensure this value has at most 150 characters"),
-        ("result=won", "Choose a bot as well: it is that bot’s result."),
+        ("result=won", "Choose a bot as well: it is that bot's result."),
         ("result=best", "Select a valid choice."),
         ("rated=maybe", "Select a valid choice."),
         ("tournament=-3", "No such tournament: choose one from the list."),
@@ -142,9 +143,9 @@ def test_pages_are_bounded_and_keep_the_filters(client: Client, league) -> None:
 def test_a_bad_filter_is_a_400_that_says_which_and_why(client: Client, league, query: str, message: str) -> None:
     _play([league["ace"], league["bee"]], [1, 2])
     response = client.get("/matches/?" + query.replace("BOT", str(league["ace"].pk)))
-    html = response.content.decode().replace("&#x27;", "’").replace("'", "’")
+    html = unescape(response.content.decode())
     assert response.status_code == 400
-    assert "These filters cannot be applied" in html and message.replace("'", "’") in html
+    assert "These filters cannot be applied" in html and message in html
     assert _rows(html) == []  # no list under filters that were not applied
     assert 'href="/matches/">Clear the filters</a>' in html
 
@@ -198,7 +199,7 @@ def test_a_bots_recent_matches_show_its_own_result_first(client: Client, league)
     html = client.get(f"/bots/{league['ace'].pk}/").content.decode()
     recent = html[html.index("<h2>Recent matches</h2>") :]
     row = _rows(recent)[0]
-    assert '<td class="focus-result"><span class="result lost">2nd of 3</span>' in row
+    assert '<td class="focus-result"><span class="result placed">2nd of 3</span>' in row
     assert f'href="/matches/?bot={league["ace"].pk}">All matches of alice/ace →</a>' in recent
 
 
