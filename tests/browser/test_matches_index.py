@@ -44,7 +44,7 @@ def hero(transactional_db: None) -> Bot:
     rival, third = _bot(grace, "baroness-of-the-guard", "love_letter"), _bot(grace, "handmaid", "love_letter")
     ten = [_bot(margaret, "tens-and-more-tens", "ten"), _bot(grace, "ten-ten", "ten")]
     for i in range(20):
-        _play([hero, rival] if i % 2 else [rival, hero], [1, 2])  # seat 1 wins: hero every other game
+        _play([hero, rival] if i % 2 else [rival, hero], [1, 2])  # the first seat wins: hero every other game
     for _ in range(10):
         _play([third, hero, rival], [1, 2, 3])
     for _ in range(10):
