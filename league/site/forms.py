@@ -129,7 +129,9 @@ class MatchFilterForm(forms.Form):
         cast(forms.ChoiceField, self.fields["game"]).choices = [("", "Every game")] + [
             (game_id, GAMES[game_id].title) for game_id in GAMES
         ]
-        cast(forms.Select, self.fields["bot"].widget).choices = self._bot_options(game, data.get("owner") or None)
+        owner = data.get("owner") or None  # not yet checked: only a name without NUL (PostgreSQL refuses it) narrows
+        owner = owner if owner and "\x00" not in owner else None
+        cast(forms.Select, self.fields["bot"].widget).choices = self._bot_options(game, owner)
         cast(forms.Select, self.fields["tournament"].widget).choices = self._tournament_options(game)
 
     def _bot_options(self, game: str | None, owner: str | None) -> list[Any]:

@@ -130,6 +130,7 @@ def test_pages_are_bounded_and_keep_the_filters(client: Client, league) -> None:
         ("bot=99999999999999999999999", "No such bot: choose one from the list."),
         ("bot=424242", "No such bot: choose one from the list."),
         ("owner=nobody", "Nobody here is called “nobody”."),
+        ("owner=a%00b", "Null characters are not allowed."),
         ("owner=" + "x" * 400, "Ensure this value has at most 150 characters"),
         ("result=won", "Choose a bot as well: it is that bot's result."),
         ("result=best", "Select a valid choice."),
