@@ -379,6 +379,9 @@ HUMAN_TABLES_MAX = env_int("HUMAN_TABLES_MAX", 1, minimum=1)
 # Watching league matches live (docs/live.md): a running match's worker publishes its moves at most this often
 # (one small database write); 0 turns live publishing off.
 LIVE_MATCH_INTERVAL_MS = env_int("LIVE_MATCH_INTERVAL_MS", 150, minimum=0)
+# Parlour TV on /live/ (docs/live.md): a replayed game's pace (ms a move); how long its result stays before the next.
+LIVE_BROADCAST_MOVE_MS = env_int("LIVE_BROADCAST_MOVE_MS", 1500, minimum=10)
+LIVE_BROADCAST_RESULT_MS = env_int("LIVE_BROADCAST_RESULT_MS", 6000, minimum=10)
 # Live event streams (league/site/event_stream.py, docs/live.md): open at once per web process, and from one address
 # (429 past it, 503 past the total, each with Retry-After); how often each web process re-reads the rows it streams
 # (with
@@ -472,6 +475,10 @@ AXES_CLIENT_IP_CALLABLE = "league.accounts.limits.client_address"
 # process when CACHE_URL is set): accounts created, password resets asked for (429 and a page past either), and mails
 # of each kind (reset, verification) sent to one e-mail address (past it the same page as a success, and no mail).
 SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 3, minimum=1)
+# Guests (league/accounts/guests.py): someone who sits at a table without signing up gets a guest account, at most
+# GUESTS_PER_HOUR from one address; it and its tables are deleted GUEST_HOURS later.
+GUESTS_PER_HOUR = env_int("GUESTS_PER_HOUR", 10, minimum=1)
+GUEST_HOURS = env_int("GUEST_HOURS", 24, minimum=1)
 PASSWORD_RESETS_PER_HOUR = env_int("PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
 MAILS_PER_RECIPIENT_PER_HOUR = env_int("MAILS_PER_RECIPIENT_PER_HOUR", 3, minimum=1)
 # Uploading a bot (site and API, new versions too) needs a verified e-mail address: sign-up mails a signed link valid

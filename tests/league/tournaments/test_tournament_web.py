@@ -138,7 +138,9 @@ def test_admin_actions_ask_for_confirmation_then_act(staff, staff_client, action
     assert all(getattr(tournament, key) != value for key, value in after.items()), "nothing happens before yes"
     done = staff_client.post(url, {"action": action, "_selected_action": [tournament.pk], "post": "yes"}, follow=True)
     past = {"start": "Started", "pause": "Paused", "resume": "Resumed", "cancel": "Cancelled"}[action.split("_")[0]]
-    assert done.status_code == 200 and f"{past} “Cup”." in done.content.decode()
+    said = done.content.decode()
+    link = f'<a href="/tournaments/{tournament.pk}/">its public page</a>'
+    assert done.status_code == 200 and f"{past} “Cup”: {link}." in said
     tournament.refresh_from_db()
     assert all(getattr(tournament, key) == value for key, value in after.items())
 
@@ -271,7 +273,7 @@ def test_the_page_shows_standings_with_tie_breaks_progress_and_every_match(staff
     do_advance_tournament(tournament.pk)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "<progress" in page and "round 1 of 2: 1 of 2 games played" in page
-    assert "Buchholz" in page and "SB" in page and "Wins" in page
+    assert "Buchholz" in page and "Sonneborn-Berger" in page and "Wins" in page
     for match in Match.objects.filter(round__tournament=tournament):
         assert f'href="/matches/{match.pk}/"' in page
     assert "<svg" not in page, "only knockouts draw a bracket"
@@ -313,3 +315,19 @@ def test_the_admin_form_offers_ready_bots_labelled_with_their_game(staff, staff_
     draft = do_create_tournament(staff, "love_letter", "Draft", "swiss", {}, ready[:1])
     change = staff_client.get(f"/admin/league/tournament/{draft.pk}/change/").content.decode()
     assert "staff/ll0 · Love Letter" in change and "staff/tn0" not in change  # the draft's game only
+
+
+def test_a_tournament_over_before_its_page_opens_offers_its_games_replays(staff, client) -> None:
+    """Stumble 32: the page of a tournament that finished before it loaded leads to its games' replays."""
+    bots = make_bots(staff, "love_letter", 4)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {}, bots)
+    do_start_tournament(tournament)
+    assert "data-watch-final" not in client.get(f"/tournaments/{tournament.pk}/").content.decode()  # not over yet
+    play_out(tournament, by_strength(_strength(bots)))
+    assert tournament.status == Tournament.Status.FINISHED
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    final = Match.objects.filter(round__tournament=tournament).order_by("-round__number", "id").first()
+    assert final is not None
+    assert f'<a class="button small" href="/matches/{final.pk}/" data-watch-final>Watch the final</a>' in page
+    for match in Match.objects.filter(round__tournament=tournament):
+        assert f'href="/matches/{match.pk}/"' in page  # every game, by its number
