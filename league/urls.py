@@ -21,6 +21,7 @@ urlpatterns = [
     path("bots/<int:pk>/activity/", views.bot_activity, name="bot-activity"),
     path("bots/<int:pk>/versions/", views.bot_version_new, name="bot-version-new"),
     path("bots/<int:pk>/ladder/", views.bot_ladder, name="bot-ladder"),
+    path("matches/", views.matches_page, name="matches"),
     path("matches/<int:pk>/", views.match_page, name="match"),
     path("matches/<int:pk>/live/", views_watch.match_live_page, name="match-live"),
     path("matches/<int:pk>/live/events/", views_watch.match_live_events, name="match-live-events"),
