@@ -174,6 +174,14 @@ export const pageMethods = {
     return (this.spectator.faults || []).filter((fault) => at(fault) === step);
   },
 
+  // A move as the bot wrote it. In a game with hidden information it may name what the board still hides (a secret
+  // word, a card in hand), so it stays folded until asked for; the narration says what everyone saw.
+  rawAction(move) {
+    const code = h("code", { class: "pv-action" }, compact(move.action));
+    if (this.spectator.hidesNothing) return code;
+    return h("details", { class: "pv-action-fold" }, h("summary", { title: "The action as the bot wrote it: it may show what was hidden", onclick: (e) => e.stopPropagation() }, "action"), code);
+  },
+
   moveItems() {
     const doc = this.spectator;
     const items = [];
@@ -205,10 +213,10 @@ export const pageMethods = {
             ),
             frame.lines.length
               ? h("div", { class: "pv-lines" }, this.narrationLines(step))
-              : h("div", { class: "pv-lines" }, h("code", null, compact(move.action))),
+              : h("div", { class: "pv-lines" }, this.rawAction(move)),
             move.note ? h("div", { class: "pv-note", title: "The bot's note" }, `“${move.note}”`) : null,
             this.faultLines(step),
-            frame.lines.length ? h("code", { class: "pv-action" }, compact(move.action)) : null,
+            frame.lines.length ? this.rawAction(move) : null,
           ),
         ),
       );

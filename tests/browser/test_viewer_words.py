@@ -57,3 +57,22 @@ def test_ten_says_it_is_over_at_the_end_and_explains_its_totals(open_tab: Callab
     phase = tab.page.inner_text(".tn-phase").lower()
     assert "over" in phase and "flipping" not in phase
     tab.assert_no_errors()
+
+
+def test_the_move_list_keeps_a_secret_word_folded_until_asked(open_tab: Callable[..., Tab]) -> None:
+    # Issue 32, stumble 27: the actions as bots wrote them named Barbarossa's secret words from move 1 while the board
+    # hid them. In a game with hidden information they stay folded; the narration says what everyone saw.
+    tab, _moves = _open(open_tab, "barbarossa", 21)
+    created = tab.page.evaluate(
+        "() => window.parlourViewer.spectator.frames.map((f, step) => [step, f.move && f.move.action.create])"
+        ".filter(([, create]) => create).map(([step, create]) => [step, create.word])"
+    )
+    assert created  # the creations name their words (the game's last lines may say them: not those)
+    for step, word in created:
+        listed = tab.page.inner_text(f".pv-moves li[data-step='{step}']")
+        assert not re.search(rf"\b{re.escape(word)}\b", listed), (step, word, listed)
+    folds = tab.page.locator(".pv-moves details.pv-action-fold")
+    assert folds.count() > 0
+    folds.first.locator("summary").click()  # asked for: there it is
+    assert folds.first.locator(".pv-action").is_visible()
+    tab.assert_no_errors()
