@@ -76,3 +76,18 @@ def test_the_move_list_keeps_a_secret_word_folded_until_asked(open_tab: Callable
     folds.first.locator("summary").click()  # asked for: there it is
     assert folds.first.locator(".pv-action").is_visible()
     tab.assert_no_errors()
+
+
+def test_the_address_follows_a_perspective_switch_at_once(open_tab: Callable[..., Tab]) -> None:
+    # Issue 32, stumble 34: the address named the view before the switch until the next step.
+    tab, moves = _open(open_tab, "love_letter", 24)
+    tab.page.evaluate(f"window.parlourViewer.go({moves // 2})")
+    tab.page.locator(".pv-persp-btn").nth(2).click()  # (0: the spectator; 1 and 2: the seats)
+    tab.page.wait_for_function("() => window.parlourViewer.perspective === 1")
+    assert tab.page.evaluate("location.hash") == f"#move={moves // 2}&seat=1"
+    tab.page.keyboard.press("ArrowRight")
+    assert tab.page.evaluate("location.hash") == f"#move={moves // 2 + 1}&seat=1"
+    tab.page.locator(".pv-persp-btn").nth(0).click()
+    tab.page.wait_for_function("() => window.parlourViewer.perspective === null")
+    assert tab.page.evaluate("location.hash") == f"#move={moves // 2 + 1}"
+    tab.assert_no_errors()
