@@ -189,3 +189,15 @@ def test_a_rejected_bots_page_shows_why_and_offers_only_what_works(client: Clien
     other = theirs.get(f"/bots/{bot.pk}/").content.decode()
     assert reason in _text(other) and "SyntaxError" not in other  # the reason is public, the stderr the owner's
     assert Bot.objects.get(pk=bot.pk).versions.get().status == BotVersion.Status.REJECTED
+
+
+def test_the_owners_summary_with_its_buttons_answers_204_while_unchanged(client: Client, alice) -> None:
+    """The owner's summary holds forms (take it off the ladder), whose CSRF token Django masks afresh at each render:
+    the digest leaves it out, or every poll would send the whole region again."""
+    bot = _ready_bot(alice, "hero")
+    client.force_login(alice)
+    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "Take it off the ladder" in _region(page) and 'name="csrfmiddlewaretoken"' in _region(page)
+    poll = _poll(page, "bot-summary")[0]
+    assert poll and client.get(poll).status_code == 204
+    assert "private" in client.get(poll)["Cache-Control"]
