@@ -53,6 +53,7 @@ urlpatterns = [
     path("account/verify-email/", views_accounts.verify_email, name="verify-email"),
     path("account/verify-email/<str:key>/", views_accounts.verify_email_link, name="verify-email-link"),
     path("account/bots/", views.my_bots, name="my-bots"),
+    path("account/bots/live/", views.my_bots_live, name="my-bots-live"),
     path("account/tokens/", views.tokens, name="tokens"),
     path("account/tokens/<int:pk>/revoke/", views.token_revoke, name="token-revoke"),
 ]

@@ -8,6 +8,7 @@ its trigger, so polling stops by itself."""
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -16,6 +17,9 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 DIGEST_CHARS = 16
+# Django masks the CSRF token afresh at every render: a form's hidden token alone would make every poll look like a
+# change. The digest leaves it out (any masking of the session's token stays valid in the page).
+_CSRF_INPUT = re.compile(r'<input type="hidden" name="csrfmiddlewaretoken" value="[^"]*">')
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,7 @@ def region(
 ) -> Region:
     """The wrapper element around ``content`` (already-rendered, safe HTML) that asks ``url`` again every
     ``seconds`` until ``settled``."""
-    seen = digest(content)
+    seen = digest(_CSRF_INPUT.sub("", content))
     poll = f"{url}?{urlencode({**(query or {}), 'seen': seen})}"
     html = render_to_string(
         "league/_live.html",

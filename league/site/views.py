@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
 
@@ -31,14 +32,14 @@ from league.bots.services import do_add_version, do_create_bot, do_disable_bot, 
 from league.core import cache_headers
 from league.core.errors import ErrorCode, RateLimited, ServiceError, UploadTooLarge
 from league.core.time_ago import time_ago
-from league.ladder.bot_status import bot_status
+from league.ladder.bot_status import BotStatus, bot_status
 from league.ladder.placement import placement_progress
 from league.play import disclosure
 from league.play.models import Match, Seat
 from league.play.queries import NOT_SHOWN, finished_matches, match_rows, page_of, with_seats
 from league.ratings import caching, fits
 from league.ratings import elo as ratings
-from league.ratings.models import FittedRating, RatingFit
+from league.ratings.models import FittedRating, Rating, RatingFit
 from league.ratings.queries import (
     SORTS,
     BoardRow,
@@ -55,6 +56,7 @@ from league.ratings.queries import (
 from league.site import parts as live
 from league.site import visibility
 from league.site.forms import BotUploadForm, MatchFilterForm, TokenForm, VersionUploadForm, upload_game
+from league.tables.seating import seatable
 from league.tables.services import people_record, tables_of
 
 RECENT = 20
@@ -235,9 +237,7 @@ def _board_line(row: BoardRow) -> dict[str, Any]:
         "provisional": row.provisional,
         "paused": row.paused,
         "fitted": fitted is not None,
-        "elo": f"{fitted.elo:.0f}" if fitted else "",
-        "interval": f"{fitted.low:.0f}\u2013{fitted.high:.0f}" if fitted else "",
-        "sigma": f"{fitted.sigma:.0f}" if fitted else "",
+        **shown_fit(fitted),
         "rank_range": row.rank_range,
         "games": rating.games,
         "wld": f"{rating.wins} / {rating.losses} / {rating.draws}",
@@ -248,45 +248,137 @@ def _board_line(row: BoardRow) -> dict[str, Any]:
 
 
 def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """A bot's page. Its header, versions and the owner's controls are rendered per request; the rating chart, head
-    to head, faults and recent matches are the same for every visitor, so they are cached as HTML under keys that
-    change with what they show (league/ratings/caching.py; their relative times are at most the cache's minute old)."""
-    bot = get_object_or_404(visibility.bots(request.user).select_related("owner", "rating", "fitted"), pk=pk)
+    """A bot's page: its summary (``_bot_summary``: everything that changes by itself, asked for again while it can
+    change), the owner's upload form, and its recent matches (a live region of their own)."""
+    bot = _visible_bot(request, pk)
     is_owner = visibility.sees_owner_data(request.user, bot)
+    summary, versions = _bot_summary(request, bot, is_owner)
+    context = {
+        "bot": bot,
+        "summary": summary.html,
+        "matches": _live_activity(bot, versions).html,
+        "version_form": VersionUploadForm() if is_owner else None,
+    }
+    response = render(request, "league/bot.html", context)
+    return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
+
+
+def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
+    """The bot page's summary alone: what htmx asks for while it can change; 204 if the asker has seen it."""
+    bot = _visible_bot(request, pk)
+    summary, _versions = _bot_summary(request, bot, visibility.sees_owner_data(request.user, bot))
+    return cache_headers.no_store(live.fragment(request, summary))
+
+
+def _visible_bot(request: HttpRequest, pk: int) -> Bot:
+    return get_object_or_404(visibility.bots(request.user).select_related("owner", "rating", "fitted"), pk=pk)
+
+
+def _bot_summary(request: HttpRequest, bot: Bot, is_owner: bool) -> tuple[live.Region, Sequence[BotVersion]]:
+    """The bot page's summary as a live region: its name and tags, status, Elo, rank, rated games, chart, head to
+    head, faults and versions, rendered together so that no part of it says something another part has moved past
+    (issue 19: "Placing… rank so far 2nd" beside "Not ranked yet"). With ``versions_with_games(bot)``."""
     versions = list(versions_with_games(bot))
-    fitted = getattr(bot, "fitted", None)
-    rating = getattr(bot, "rating", None)
-    newest = max((v.number for v in versions if v.status == BotVersion.Status.READY), default=0)
-    # The chart, head to head and faults change only when one of the bot's matches finishes, which adds one to the
-    # finished games its versions count (a finished match never changes again), or when its rating is rewritten.
-    finished = sum(v.games for v in versions)
-    stamp = f"{rating.games}.{rating.updated.timestamp():.6f}.{fitted.fit_id if fitted else 0}" if rating else "-"
-    history_key = f"bot:{bot.pk}:{finished}:{stamp}"
-    history = caching.cached(
-        f"{history_key}:html",
-        lambda: render_to_string(
-            "league/_bot_history.html",
-            {"bot": bot, **caching.cached(history_key, lambda: _bot_history(bot), timeout=600)},
-        ),
-    )
+    fitted: FittedRating | None = getattr(bot, "fitted", None)
+    rating: Rating | None = getattr(bot, "rating", None)
+    ready = next((v for v in versions if v.status == BotVersion.Status.READY), None)
+    status = bot_status(bot, versions, placement_progress(bot))
+    played = sum(v.games for v in versions) > 0 or (rating is not None and rating.games > 0)
     context = {
         "bot": bot,
         "is_owner": is_owner,
         "rating": rating,
         "fitted": fitted,
-        "rank_text": rank_text(fitted),
-        "provisional": rating is None or rating.provisional or newest > rating.version,
+        "shown": shown_fit(fitted),
+        # While a version places, its banner gives the rank so far: one rank on the page at a time.
+        "rank_text": "" if status.state == "placing" else rank_text(fitted),
+        "provisional": rating is None or rating.provisional or (ready is not None and ready.number > rating.version),
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "versions": versions,
-        "history": history,
-        "matches": _live_activity(bot, versions).html,
-        "version_form": VersionUploadForm() if is_owner else None,
+        "status": status,
+        "unranked": unranked(versions),
+        "history": _bot_history_html(bot, versions, rating, fitted) if played else "",
         "game": GAMES[bot.game],
-        "status": bot_status(bot, versions, placement_progress(bot)),
+        "playable": seatable(Bot.objects.filter(pk=bot.pk)).exists(),
         "people": people_record(bot),
+        # Taking a bot off the ladder means something only while a version of it plays there.
+        "ladder_control": is_owner and bot.is_active and not bot.is_paused and ready is not None,
     }
-    response = render(request, "league/bot.html", context)
-    return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
+    content = render_to_string("league/_bot_summary.html", context, request=request)
+    seconds = summary_pace(bot, status, versions, rating, fitted)
+    region = live.region(
+        "bot-summary",
+        reverse("bot-status", args=[bot.pk]),
+        content,
+        seconds=seconds or SUMMARY_SECONDS,
+        settled=seconds is None,
+    )
+    return region, versions
+
+
+SUMMARY_FAST_SECONDS = 2  # a bot's summary while a worker is on it: validating, placing, its first fit due
+SUMMARY_SECONDS = 10  # while it plays: every rated game and every refit moves its numbers
+
+
+def summary_pace(
+    bot: Bot, status: BotStatus, versions: Sequence[BotVersion], rating: Rating | None, fitted: FittedRating | None
+) -> int | None:
+    """How often a bot's summary (its page's, or its card on My bots) is asked for again, in seconds; None once
+    nothing can change it: no version waits for validation, none plays (rejected, paused, off the ladder) and none of
+    its matches is queued or running. (The fitted Elo of a bot that no longer plays still drifts a little as others
+    play: its page shows that at the next visit.)"""
+    if not status.settled or first_fit_due(versions, rating, fitted):
+        return SUMMARY_FAST_SECONDS
+    plays = bot.is_active and bot.paused_at is None and any(v.status == BotVersion.Status.READY for v in versions)
+    if plays:
+        return SUMMARY_SECONDS
+    in_flight = Seat.objects.filter(
+        bot_version__bot=bot, match__status__in=(Match.Status.QUEUED, Match.Status.RUNNING)
+    ).exists()
+    return SUMMARY_SECONDS if in_flight else None
+
+
+def first_fit_due(versions: Sequence[BotVersion], rating: Rating | None, fitted: FittedRating | None) -> bool:
+    """The version that plays rated has games but no fitted Elo of its own yet, and its last game was recent: the
+    refit that follows a placement burst (or the next beat's) is on its way."""
+    if rating is None or not rating.games or rating.last_match_at is None:
+        return False
+    if timezone.now() - rating.last_match_at > timedelta(seconds=2 * settings.RATINGS_REFIT_SECONDS):
+        return False
+    playing = next((v.pk for v in versions if v.number == rating.version), None)
+    return fitted is None or fitted.version_id != playing
+
+
+def shown_fit(fitted: FittedRating | None) -> dict[str, str]:
+    """The fitted Elo and its interval as every page writes them (leaderboard, bot page, My bots): one rounding."""
+    if fitted is None:
+        return {"elo": "", "interval": "", "sigma": ""}
+    return {
+        "elo": f"{fitted.elo:.0f}",
+        "interval": f"{fitted.low:.0f}\u2013{fitted.high:.0f}",
+        "sigma": f"{fitted.sigma:.0f}",
+    }
+
+
+def unranked(versions: Sequence[BotVersion]) -> dict[str, str]:
+    """What a bot without a rated game says of its rank: its tag and its sentence, by why it has none."""
+    statuses = {v.status for v in versions}
+    if BotVersion.Status.READY in statuses or BotVersion.Status.RETIRED in statuses:
+        return {
+            "tag": "not ranked yet",
+            "text": "Not ranked yet: no rated game so far, so it has no Elo of its own. "
+            "It is ranked after its first rated game on the ladder.",
+        }
+    if BotVersion.Status.PENDING in statuses:
+        return {
+            "tag": "not ranked yet",
+            "text": "Not ranked yet: it plays its first rated games once a version passes validation.",
+        }
+    return {
+        "tag": "not ranked",
+        "text": "Not ranked: no version has passed validation, so it plays no games. "
+        "A version that passes is placed on the ladder within a minute.",
+    }
 
 
 def rank_text(fitted: FittedRating | None) -> str:
@@ -298,14 +390,23 @@ def rank_text(fitted: FittedRating | None) -> str:
     return f"{ordinal(fitted.rank)}, {span} at 95%"
 
 
-def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
-    """The bot page's status banner alone: what its htmx trigger fetches while a version is being validated."""
-    bot = get_object_or_404(visibility.bots(request.user).select_related("owner"), pk=pk)
-    is_owner = visibility.sees_owner_data(request.user, bot)
-    versions = list(BotVersion.objects.filter(bot=bot).defer("archive").order_by("-number"))
-    context = {"bot": bot, "is_owner": is_owner, "status": bot_status(bot, versions, placement_progress(bot))}
-    response = render(request, "league/_bot_status.html", context)
-    return cache_headers.private(response) if is_owner else cache_headers.no_store(response)
+def _bot_history_html(
+    bot: Bot, versions: Sequence[BotVersion], rating: Rating | None, fitted: FittedRating | None
+) -> str:
+    """The chart, head to head and faults: the same for every visitor, cached as HTML. They change only when one of
+    the bot's matches finishes, which adds one to the finished games its versions count (a finished match never
+    changes again), or when its rating is rewritten or refitted."""
+    finished = sum(getattr(v, "games", 0) for v in versions)
+    stamp = f"{rating.games}.{rating.updated.timestamp():.6f}.{fitted.fit_id if fitted else 0}" if rating else "-"
+    history_key = f"bot:{bot.pk}:{finished}:{stamp}"
+    number = next((v.number for v in versions if fitted is not None and v.pk == fitted.version_id), None)
+    return caching.cached(
+        f"{history_key}:html",
+        lambda: render_to_string(
+            "league/_bot_history.html",
+            {"bot": bot, **caching.cached(history_key, lambda: _bot_history(bot, fitted, number), timeout=600)},
+        ),
+    )
 
 
 def bot_activity(request: HttpRequest, pk: int) -> HttpResponse:
@@ -316,8 +417,9 @@ def bot_activity(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> live.Region:
-    """Recent matches, asked for again while the bot can play: on the ladder with a ready version, or with a match
-    still queued or running (a challenge's or a tournament's)."""
+    """Recent matches, asked for again while the bot can play: on the ladder with a ready version, with a version
+    waiting for validation (its placement burst follows at once), or with a match still queued or running (a
+    challenge's or a tournament's)."""
     recent = _recent_matches(bot, [v.pk for v in versions])
     matches = caching.cached(
         f"bot-matches:{bot.pk}:{caching.digest(recent)}",
@@ -331,13 +433,14 @@ def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> live.Region:
         ),
     )
     playing = bot.is_active and not bot.is_paused and any(v.status == BotVersion.Status.READY for v in versions)
+    waiting = bot.is_active and any(v.status == BotVersion.Status.PENDING for v in versions)
     in_flight = any(status not in Match.Status.finalized() for _, status in recent)
     return live.region(
         "bot-activity",
         reverse("bot-activity", args=[bot.pk]),
         matches,
         seconds=ACTIVITY_SECONDS,
-        settled=not (playing or in_flight),
+        settled=not (playing or waiting or in_flight),
     )
 
 
@@ -351,11 +454,15 @@ def _recent_matches(bot: Bot, version_ids: list[int]) -> list[tuple[int, str]]:
     return list(Match.objects.filter(pk__in=seats).order_by("-id").values_list("id", "status"))
 
 
-def _bot_history(bot: Bot) -> dict[str, Any]:
-    """The data of the bot page's costly, visitor-independent parts."""
+def _bot_history(bot: Bot, fitted: FittedRating | None = None, number: int | None = None) -> dict[str, Any]:
+    """The data of the bot page's costly, visitor-independent parts. The chart ends at the fitted Elo the page shows
+    (``fitted``, of version ``number``): a snapshot is written only when the Elo moved by SNAPSHOT_MOVE or more."""
     opponents = head_to_head(bot)
+    points = fit_history(bot)
+    if fitted is not None and points and points[-1].version == number:
+        points[-1] = points[-1]._replace(elo=fitted.elo, low=fitted.low, high=fitted.high)
     return {
-        "chart": history_chart(fit_history(bot)),
+        "chart": history_chart(points),
         "head_to_head": opponents[:HEAD_TO_HEAD_SHOWN],
         "more_opponents": max(0, len(opponents) - HEAD_TO_HEAD_SHOWN),
         "faults": fault_counts(bot),
@@ -452,14 +559,16 @@ def history_chart(points: list[FitPoint]) -> dict[str, Any] | None:
         "right": CHART_WIDTH - CHART_PAD,
         "bottom": CHART_HEIGHT - CHART_PAD,
         "last": {"x": f"{line[-1][0]:.1f}", "y": f"{line[-1][1]:.1f}"},
+        # Each point says when and of which version, not how many games: the games a fit counts (those of the
+        # current version against current versions) are not the bot's rated games, and one page gives one count.
         "points": [
-            {"x": f"{x(p):.1f}", "y": f"{y(p.elo):.1f}", "elo": f"{p.elo:.0f}", "games": p.games, "version": p.version}
+            {"x": f"{x(p):.1f}", "y": f"{y(p.elo):.1f}", "title": f"{p.elo:.0f} on {p.at:%d %b %H:%M}, v{p.version}"}
             for p in points
             if len(points) <= 60
         ],
         "summary": (
             f"Fitted Elo over {len(points)} fits, from {points[0].elo:.0f} to {last.elo:.0f} "
-            f"({last.low:.0f}\u2013{last.high:.0f} at 95%, {last.games} rated games of v{last.version})"
+            f"(v{last.version}, {last.low:.0f}\u2013{last.high:.0f} at 95%)"
         ),
     }
 
@@ -545,12 +654,28 @@ MY_FAULTS_SHOWN = 3  # the latest faults of each bot on its owner's list; its pa
 
 @login_required
 def my_bots(request: HttpRequest) -> HttpResponse:
-    """The signed-in user's bots: each one's status, versions, rating and latest faults, with the upload form."""
+    """The signed-in user's bots: each one's status, versions, rating and latest faults (a live region, asked for
+    again while any of them can change), with the upload form."""
+    context = {
+        "bots": _my_bots(request).html,
+        "form": BotUploadForm(),
+        "tables": list(tables_of(request.user)[:MY_TABLES_SHOWN]),
+    }
+    return cache_headers.private(render(request, "league/my_bots.html", context))
+
+
+@login_required
+def my_bots_live(request: HttpRequest) -> HttpResponse:
+    """My bots' list alone: what htmx asks for while one of them can change; 204 if the asker has seen it."""
+    return cache_headers.no_store(live.fragment(request, _my_bots(request)))
+
+
+def _my_bots(request: HttpRequest) -> live.Region:
     user = visibility.signed_in(request.user)
     versions = Prefetch("versions", queryset=BotVersion.objects.defer("archive").order_by("-number"))
     bots = list(
         Bot.objects.filter(owner=user)
-        .select_related("rating", "fitted")
+        .select_related("owner", "rating", "fitted")
         .prefetch_related(versions)
         .order_by("game", "name")
     )
@@ -566,19 +691,29 @@ def my_bots(request: HttpRequest) -> HttpResponse:
         mine = faults.setdefault(seat.bot_version.bot_id, [])
         if len(mine) < MY_FAULTS_SHOWN:
             mine.append(seat)
-    rows = [
-        {
-            "bot": bot,
-            "status": bot_status(bot, list(bot.versions.all()), placement_progress(bot)),
-            "versions": list(bot.versions.all()),
-            "rating": getattr(bot, "rating", None),
-            "fitted": getattr(bot, "fitted", None),
-            "faults": faults.get(bot.pk, []),
-        }
-        for bot in bots
-    ]
-    context = {"rows": rows, "form": BotUploadForm(), "tables": list(tables_of(request.user)[:MY_TABLES_SHOWN])}
-    return cache_headers.private(render(request, "league/my_bots.html", context))
+    rows, paces = [], []
+    for bot in bots:
+        listed = list(bot.versions.all())
+        status = bot_status(bot, listed, placement_progress(bot))
+        rating, fitted = getattr(bot, "rating", None), getattr(bot, "fitted", None)
+        rows.append(
+            {
+                "bot": bot,
+                "status": status,
+                "versions": listed,
+                "rating": rating,
+                "fitted": fitted,
+                "shown": shown_fit(fitted),
+                "unranked": unranked(listed),
+                "faults": faults.get(bot.pk, []),
+            }
+        )
+        paces.append(summary_pace(bot, status, listed, rating, fitted))
+    content = render_to_string("league/_my_bots.html", {"rows": rows}, request=request)
+    asking = [seconds for seconds in paces if seconds is not None]
+    return live.region(
+        "my-bots", reverse("my-bots-live"), content, seconds=min(asking, default=SUMMARY_SECONDS), settled=not asking
+    )
 
 
 # The refusals of _check_fair_use: too many bots (403) or uploads in the last hour (429); and of the file itself.

@@ -243,8 +243,10 @@ def test_the_pages(alice, alice_api: APIClient) -> None:
 def test_a_game_page_and_a_bot_page_offer_a_game(alice) -> None:
     bot = do_create_bot(alice, "ten", "tenbot", b"print('hi')\n", "bot.py")
     assert "/play/?game=ten" in Client().get("/games/ten/").content.decode()
-    assert f"/play/?bot={bot.pk}" in Client().get(f"/bots/{bot.pk}/").content.decode()
+    # A bot page offers a game only once the bot can sit (a pending upload cannot: the play page would seat another)
+    assert f"/play/?bot={bot.pk}" not in Client().get(f"/bots/{bot.pk}/").content.decode()
     do_record_validation(bot.versions.get().pk, True, "ok", "")
+    assert f"/play/?bot={bot.pk}" in Client().get(f"/bots/{bot.pk}/").content.decode()
     client = Client()
     client.force_login(alice)
     page = client.get(f"/play/?bot={bot.pk}").content.decode()  # ready, not ranked yet: still offered, first
