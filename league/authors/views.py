@@ -36,7 +36,7 @@ from league.site import visibility
 from league.site.forms import ChallengeForm, first_error
 
 # The site's own guide, in the package: nothing at run time reads docs/.
-FIRST_BOT_DOC = Path(__file__).resolve().parents[1] / "guides" / "first-bot.md"
+FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
 LIVE_SECONDS = 5  # a challenge page with games in flight asks for its results this often
 
