@@ -39,6 +39,7 @@ urlpatterns = [
     path("live/lists/", views_watch.live_lists, name="live-lists"),
     path("tables/<int:pk>/", views_tables.table_page, name="table"),
     path("tables/<int:pk>/cancel/", views_tables.cancel_table, name="table-cancel"),
+    path("tables/<int:pk>/resign/", views_tables.resign_table, name="table-resign"),
     path("tables/<int:pk>/events/", views_tables.table_events, name="table-events"),
     path("tables/<int:pk>/frames/", views_tables.table_frames, name="table-frames"),
     path("tables/<int:pk>/replay.json", views_tables.table_replay, name="table-replay"),

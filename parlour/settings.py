@@ -481,6 +481,10 @@ AXES_CLIENT_IP_CALLABLE = "league.accounts.limits.client_address"
 # process when CACHE_URL is set): accounts created, password resets asked for (429 and a page past either), and mails
 # of each kind (reset, verification) sent to one e-mail address (past it the same page as a success, and no mail).
 SIGNUPS_PER_HOUR = env_int("SIGNUPS_PER_HOUR", 3, minimum=1)
+# Guests (league/accounts/guests.py): someone who sits at a table without signing up gets a guest account, at most
+# GUESTS_PER_HOUR from one address; it and its tables are deleted GUEST_HOURS later.
+GUESTS_PER_HOUR = env_int("GUESTS_PER_HOUR", 10, minimum=1)
+GUEST_HOURS = env_int("GUEST_HOURS", 24, minimum=1)
 PASSWORD_RESETS_PER_HOUR = env_int("PASSWORD_RESETS_PER_HOUR", 5, minimum=1)
 MAILS_PER_RECIPIENT_PER_HOUR = env_int("MAILS_PER_RECIPIENT_PER_HOUR", 3, minimum=1)
 # Uploading a bot (site and API, new versions too) needs a verified e-mail address: sign-up mails a signed link valid

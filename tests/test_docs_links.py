@@ -141,7 +141,7 @@ def broken_links(path: Path, text: str) -> list[str]:
     problems = []
     for number, target in links(text):
         if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("/"):
-            continue  # another site, a mail address, or a page of the site itself (league/guides/)
+            continue  # another site, a mail address, or a page of the site itself (league/authors/guides/)
         file_part, _, anchor = target.partition("#")
         resolved = (path.parent / file_part).resolve() if file_part else path
         where = f"{_rel(path)}:{number}: ({target})"

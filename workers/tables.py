@@ -44,9 +44,11 @@ class DatabaseSeat:
         deadline = time.monotonic() + self.clock + 1
         renew_at = time.monotonic() + RENEW_SECONDS
         while time.monotonic() < deadline:
-            action = tables.sent_action(self.table_id, move_index)
-            if action is not None:
-                return action
+            reply = tables.person_reply(self.table_id, move_index)
+            if reply.resigned:
+                return None  # (already recorded as a forfeit by do_resign)
+            if reply.action is not None:
+                return reply.action
             if time.monotonic() > renew_at:
                 tables.do_renew_table(self.table_id, self.token)
                 renew_at = time.monotonic() + RENEW_SECONDS

@@ -35,6 +35,7 @@ from bots.runner import (
 )
 from bots.sandbox import SandboxError
 from games.registry import get_game
+from league.accounts.guests import do_delete_expired_guests
 from league.bots.services import do_record_validation
 from league.bots.validation import (
     do_claim_next_version,
@@ -480,6 +481,8 @@ def refit_ratings(game_id: str | None = None) -> int:
 
 @shared_task(name="parlour.delete_old_logs", acks_late=False)
 def delete_old_logs() -> int:
-    """Hourly (beat): the bots' stderr and move notes older than LOG_RETENTION_DAYS go; the replays stay."""
+    """Hourly (beat): the bots' stderr and move notes older than LOG_RETENTION_DAYS go (the replays stay), and the
+    guests older than GUEST_HOURS with their tables."""
     deleted = retention.do_delete_old_logs()
-    return deleted.matches + deleted.versions
+    guests = do_delete_expired_guests()
+    return deleted.matches + deleted.versions + guests

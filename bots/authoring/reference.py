@@ -162,7 +162,7 @@ def reference(game_id: str) -> Reference:
         actions=_action_shapes(game_id, legal_lists),
         messages={"start": start, "ready": {"type": "ready"}, "act": chosen, "action": reply, "end": end},
         acts=sample,
-        doc_sections=_doc_sections(game_id),
+        doc_sections=doc_sections(game_id),
     )
 
 
@@ -216,7 +216,7 @@ def _action_shapes(game_id: str, legal_lists: list[list[dict[str, Any]]]) -> lis
 _SECTIONS = {"rules": "the rules in brief", "actions": "action reference", "options": "options"}
 
 
-def _doc_sections(game_id: str) -> dict[str, str]:
+def doc_sections(game_id: str) -> dict[str, str]:
     """The sections of the game's RULES.md worth repeating for bot authors, by key (markdown, heading removed)."""
     text = rules_text(game_id)
     sections: dict[str, str] = {}

@@ -36,6 +36,11 @@ def signup_wait(request: HttpRequest) -> int | None:
     return _spend(request, "account.signup", client_address(request), settings.SIGNUPS_PER_HOUR)
 
 
+def guest_wait(request: HttpRequest) -> int | None:
+    """One more guest account from this address: None, or the seconds to wait (GUESTS_PER_HOUR)."""
+    return _spend(request, "account.guest", client_address(request), settings.GUESTS_PER_HOUR)
+
+
 def password_reset_wait(request: HttpRequest) -> int | None:
     """One more reset request from this address: None, or the seconds to wait (PASSWORD_RESETS_PER_HOUR)."""
     return _spend(request, "account.password-reset", client_address(request), settings.PASSWORD_RESETS_PER_HOUR)

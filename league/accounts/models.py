@@ -35,3 +35,16 @@ class VerifiedEmail(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.email or '(no address)'}"
+
+
+class Guest(models.Model):
+    """An account made for someone who sat at a table without signing up (league/accounts/guests.py). A guest may only
+    play; it and its tables are deleted GUEST_HOURS after it was made."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="guest"
+    )
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"guest {self.user}"

@@ -10,8 +10,15 @@ from django.contrib.auth.models import AbstractBaseUser, User
 from django.core import signing
 from django.utils import timezone
 
+from league.accounts.guests import is_guest
 from league.accounts.models import ApiToken, VerifiedEmail
-from league.core.errors import EmailUnverified, VerificationExpired, VerificationForOldAddress, VerificationInvalid
+from league.core.errors import (
+    EmailUnverified,
+    GuestsOnlyPlay,
+    VerificationExpired,
+    VerificationForOldAddress,
+    VerificationInvalid,
+)
 
 VERIFY_SALT = "parlour.verify-email"  # a signature made for another purpose never passes as a verification link
 
@@ -28,13 +35,18 @@ def is_email_verified(user: AbstractBaseUser) -> bool:
 def may_upload(user: AbstractBaseUser) -> bool:
     """Uploads need a verified address when REQUIRE_EMAIL_VERIFICATION is on; staff are exempt (an operator's
     accounts come from `createsuperuser` or the admin, with no mail step)."""
+    if is_guest(user):
+        return False  # a guest may only play
     if not settings.REQUIRE_EMAIL_VERIFICATION or getattr(user, "is_staff", False):
         return True
     return is_email_verified(user)
 
 
 def require_verified_email(user: AbstractBaseUser) -> None:
-    """Refuses (403 ``email_unverified``) an upload by a user who must verify their address first."""
+    """Refuses an upload by a guest (403 ``forbidden``) or by a user who must verify their address first (403
+    ``email_unverified``)."""
+    if is_guest(user):
+        raise GuestsOnlyPlay()
     if not may_upload(user):
         raise EmailUnverified()
 

@@ -7,8 +7,9 @@ import secrets
 
 from django.contrib.auth.models import AbstractBaseUser, User
 
+from league.accounts.guests import is_guest
 from league.accounts.models import ApiToken
-from league.core.errors import NoSuchToken, TokenNameMissing
+from league.core.errors import GuestsOnlyPlay, NoSuchToken, TokenNameMissing
 
 
 def hash_token(key: str) -> str:
@@ -16,7 +17,9 @@ def hash_token(key: str) -> str:
 
 
 def do_create_token(user: User, name: str) -> tuple[ApiToken, str]:
-    """A new token and its key; the key is not stored and cannot be shown again."""
+    """A new token and its key; the key is not stored and cannot be shown again. Guests may not have one."""
+    if is_guest(user):
+        raise GuestsOnlyPlay()
     name = name.strip()
     if not name:
         raise TokenNameMissing()

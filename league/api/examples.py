@@ -357,6 +357,18 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
             {**TABLE, "status": "cancelled", "message": "This game was cancelled: You cancelled it before it started."},
         )
     ],
+    "tables_resign_create": lambda: [
+        _answer(
+            "Resigned: a random player finishes the game",
+            {
+                **TABLE,
+                "forfeited": True,
+                "resigned": True,
+                "legal_actions": [],
+                "message": "You resigned: a random player finishes your game.",
+            },
+        )
+    ],
     "tables_act_create": lambda: [
         _answer("Played: the bots answer next", {**TABLE, "move_count": 5, "to_move": 1}, 202)
     ],

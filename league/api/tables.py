@@ -147,3 +147,10 @@ class TableViewSet(viewsets.GenericViewSet[Table]):
             raise NotAuthenticated("sign in, or send an API token, to cancel your table")
         table = services.do_cancel_table(request.user, pk)
         return Response(services.table_view(table, request.user))
+
+    @action(detail=True, methods=["post"])
+    def resign(self, request: Request, pk: str) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("sign in, or send an API token, to resign your game")
+        table = services.do_resign(request.user, pk)
+        return Response(services.table_view(table, request.user))

@@ -2,8 +2,8 @@
 by ``bots.authoring.reference`` and ``bots.authoring.starter``), and challenges / version tests
 (``league.challenges.services``).
 
-The first-bot page is ``league/guides/first-bot.md`` rendered here (docs/ points to it: one copy of the text); the
-reference pages and kits come from a real game played by the engine, so they cannot drift from the code.
+The first-bot page is ``league/authors/guides/first-bot.md`` rendered here (docs/ points to it: one copy of the
+text); the reference pages and kits come from a real game played by the engine, so they cannot drift from the code.
 """
 
 from __future__ import annotations

@@ -328,6 +328,11 @@ class NotYourTableToPlay(ServiceError):
     template = "only the person at this table plays at it"
 
 
+class GuestsOnlyPlay(ServiceError):
+    code = ErrorCode.FORBIDDEN
+    template = "guests may only play at tables: sign up (/account/signup/) to upload bots or create API tokens"
+
+
 class EmailUnverified(ServiceError):
     code = ErrorCode.EMAIL_UNVERIFIED
     template = (

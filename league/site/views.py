@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
+from league.accounts.guests import is_guest
 from league.accounts.services import may_upload
 from league.accounts.tokens import do_create_token, do_revoke_token
 from league.bots.models import Bot, BotVersion
@@ -464,6 +465,8 @@ def _upload_bytes(form: BotUploadForm | VersionUploadForm) -> tuple[bytes, str]:
 
 @login_required
 def bot_new(request: HttpRequest) -> HttpResponse:
+    if is_guest(request.user):
+        return _sign_up_first(request)
     if not may_upload(visibility.signed_in(request.user)):
         return _verify_email_first(request)
     form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": request.GET.get("game")})
@@ -487,6 +490,11 @@ def bot_new(request: HttpRequest) -> HttpResponse:
             messages.success(request, "Uploaded. Your bot is being validated by a smoke match in the sandbox.")
             return redirect(bot)
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+def _sign_up_first(request: HttpRequest) -> HttpResponse:
+    """A guest (league/accounts/guests.py) may only play: 403, and how to sign up."""
+    return render(request, "registration/guest_sign_up.html", status=403)
 
 
 def _verify_email_first(request: HttpRequest) -> HttpResponse:
@@ -575,6 +583,8 @@ def bot_version_new(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def tokens(request: HttpRequest) -> HttpResponse:
+    if is_guest(request.user):
+        return _sign_up_first(request)
     form = TokenForm(request.POST or None)
     new_key = None
     if request.method == "POST" and form.is_valid():

@@ -58,8 +58,10 @@ class Table(Leased):
     deadline = models.DateTimeField(null=True, blank=True, help_text="When the person's current decision's clock ends.")
     # The claim (``Leased``; league/core/leases.py): a running table whose lease ran out lost its worker, and is
     # queued again or ended so that it does not hold one of the HUMAN_TABLES_MAX places forever.
-    # The person's clock ran out: they forfeited, and the built-in random player plays their seat to the end.
+    # The person's clock ran out, or they resigned: they forfeited, and the built-in random player plays their seat to
+    # the end.
     forfeited_at = models.DateTimeField(null=True, blank=True)
+    resigned = models.BooleanField(default=False, help_text="The person resigned (rather than running out of time).")
     result = models.JSONField(default=dict, blank=True)
     replay_data = models.BinaryField(null=True, blank=True, editable=False)
     error = models.TextField(blank=True)

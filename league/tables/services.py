@@ -4,7 +4,7 @@ The person creates a table (``do_create_table``: only seatable bots, league.tabl
 ``parlour.play_table`` claims the oldest queued table (``do_claim_table``: first in, first out, at most
 HUMAN_TABLES_MAX at once; the person may cancel it meanwhile, ``do_cancel_table``), runs the bots sandboxed and, at
 each of the person's decisions, sets the clock (``do_await_person``) and polls for the action the person sends
-(``do_act`` stores it, ``sent_action`` hands it over). After every decision the worker writes the moves
+(``do_act`` stores it, ``person_reply`` hands it over). After every decision the worker writes the moves
 (``do_record_moves``); the pages and the API rebuild the state from them through the engine (``seat_view``,
 ``spectator_view``): the person sees their own observation only, a spectator the public view only, both the public
 narration. Hidden information never leaves the server: raw actions are not shown while the game runs. Unrated:
@@ -304,6 +304,7 @@ class _Tables(leases.Queue[Table]):
             "pending": None,
             "pending_index": None,
             "forfeited_at": None,
+            "resigned": False,
         }
 
     def noted(self, row: Table, error: str) -> dict[str, Any]:
@@ -363,13 +364,20 @@ def do_forfeit(table_id: int, token: str) -> None:
     )
 
 
-def sent_action(table_id: int, move_index: int) -> dict[str, Any] | None:
-    """The person's action for ``move_index`` if they have sent it. It stays pending until ``do_record_moves``
-    records the move it was played at."""
-    action: dict[str, Any] | None = (
-        Table.objects.filter(pk=table_id, pending_index=move_index).values_list("pending", flat=True).first()
-    )
-    return action
+@dataclass(frozen=True)
+class PersonReply:
+    action: dict[str, Any] | None  # sent for the decision asked; it stays pending until ``do_record_moves``
+    resigned: bool  # the person resigned: nothing more will come
+
+
+def person_reply(table_id: int, move_index: int) -> PersonReply:
+    """What the person has sent for the decision at ``move_index`` (one query: the worker asks it many times a
+    second while the person thinks)."""
+    row = Table.objects.filter(pk=table_id).values_list("pending", "pending_index", "resigned").first()
+    if row is None:
+        return PersonReply(None, False)
+    pending, index, resigned = row
+    return PersonReply(pending if index == move_index else None, bool(resigned))
 
 
 def do_finish_table(table_id: int, token: str, result: MatchResult) -> None:
@@ -470,6 +478,24 @@ def do_act(person: Person, table_id: object, move_index: object, action: object)
     changes.publish("table", table.pk)
 
 
+def do_resign(person: Person, table_id: object) -> Table:
+    """The person gives the game up: from their next decision on, the built-in random player plays their seat to the
+    end, and they are ranked last (as when their clock runs out)."""
+    table = get_table(table_id)
+    if not person.is_authenticated or table.owner_id != person.pk:
+        raise NotYourTableToPlay()
+    if table.status != Table.Status.RUNNING:
+        raise TableNotRunning(what="has not started yet" if table.status == Table.Status.QUEUED else "is over")
+    if table.forfeited_at is not None:
+        raise Forfeited()
+    Table.objects.filter(pk=table.pk, status=Table.Status.RUNNING, forfeited_at__isnull=True).update(
+        forfeited_at=timezone.now(), resigned=True, deadline=None, pending=None, pending_index=None
+    )
+    changes.publish("table", table.pk)
+    table.refresh_from_db()
+    return table
+
+
 @dataclass(frozen=True)
 class Queue:
     ahead: int  # queued tables that start before this one (first in, first out)
@@ -522,7 +548,14 @@ def table_view(table: Table, viewer: Person | None) -> dict[str, Any]:
         else None
     )
     view["forfeited"] = table.forfeited_at is not None
-    if table.forfeited_at is not None:
+    view["resigned"] = table.resigned
+    if table.resigned:
+        view["message"] = (
+            "You resigned: a random player finishes your game."
+            if person
+            else "The person resigned: a random player finishes the game."
+        )
+    elif table.forfeited_at is not None:
         view["message"] = FORFEIT_TEXT if person else "The person's clock ran out: a random player finishes the game."
     if table.status == Table.Status.QUEUED:
         queue = queue_position(table)

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -19,7 +21,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
+from league.accounts.guests import do_create_guest, is_guest
+from league.accounts.limits import guest_wait
 from league.api.errors import json_error
+from league.authors.rules import rules_in_brief
 from league.bots.models import Bot
 from league.core.errors import NoFinishedTable, ServiceError
 from league.core.ids import parse_id
@@ -37,9 +42,9 @@ def _players(raw: str | None, game_id: str) -> int:
     return number if number is not None and game.min_players <= number <= game.max_players else game.min_players
 
 
-@login_required
 def play_page(request: HttpRequest) -> HttpResponse:
-    """Choose a game, the table's size and the bots; the table page follows."""
+    """Choose a game, the table's size and the bots; the table page follows. Someone not signed in sits as a guest
+    (league/accounts/guests.py)."""
     game_id = request.GET.get("game") or request.POST.get("game") or ""
     bot = None
     bot_id = parse_id(request.GET.get("bot"))
@@ -52,7 +57,16 @@ def play_page(request: HttpRequest) -> HttpResponse:
     game = GAMES[game_id]
     players = _players(request.POST.get("players") or request.GET.get("players"), game_id)
     error, status = None, 200
-    if request.method == "POST":
+    if request.method == "POST" and not request.user.is_authenticated:
+        wait = guest_wait(request)
+        if wait is not None:
+            error, status = (
+                f"Too many guests from your address: sign up, or try again in {wait // 60 + 1} minutes.",
+                429,
+            )
+        else:
+            login(request, do_create_guest(), backend="django.contrib.auth.backends.ModelBackend")
+    if request.method == "POST" and request.user.is_authenticated:
         chosen = [parse_id(v) for v in request.POST.getlist("bots")]
         picked = [b for b in chosen if b is not None][: players - 1]
         try:
@@ -83,6 +97,9 @@ def play_page(request: HttpRequest) -> HttpResponse:
         "seats": seats,
         "error": error,
         "clock": tables.clock_seconds(game_id),
+        "rules": rules_in_brief(game_id),
+        "guest": not request.user.is_authenticated or is_guest(request.user),
+        "guest_hours": settings.GUEST_HOURS,
         "open": Table.objects.filter(
             owner_id=request.user.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]
         ).first(),
@@ -107,7 +124,15 @@ def table_page(request: HttpRequest, pk: int) -> HttpResponse:
         "view": view,
     }
     bots = [seat for seat in table.seats if seat["kind"] != "person"]
-    context = {"table": table, "game": GAMES[table.game], "config": config, "view": view, "bots": bots}
+    context = {
+        "table": table,
+        "game": GAMES[table.game],
+        "config": config,
+        "view": view,
+        "bots": bots,
+        "rules": rules_in_brief(table.game),
+        "rematch": [seat["bot_id"] for seat in bots if seat["bot_id"]],
+    }
     return render(request, "league/table.html", context)
 
 
@@ -132,6 +157,19 @@ def cancel_table(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("table", pk=pk)
     messages.success(request, "Your table is cancelled: you may sit at another.")
     return redirect(f"{reverse('play')}?game={table.game}")
+
+
+@require_POST
+@login_required
+def resign_table(request: HttpRequest, pk: int) -> HttpResponse:
+    """The table page's "Resign" button (the API's ``resign`` says the same)."""
+    try:
+        tables.do_resign(request.user, pk)
+    except ServiceError as exc:
+        if exc.status == 404:
+            return render(request, "404.html", {"message": exc.message}, status=404)
+        messages.error(request, exc.message)
+    return redirect("table", pk=pk)
 
 
 def _table_view(pk: int, person: Hashable, memo: None) -> tuple[dict[str, Any], bool]:

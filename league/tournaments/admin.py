@@ -13,6 +13,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.html import format_html
 from django_stubs_ext import WithAnnotations
 
 from league.bots.models import Bot, BotVersion
@@ -198,7 +199,9 @@ def _confirmed(
                 except ServiceError as error:
                     modeladmin.message_user(request, f"{tournament}: {error.message}", messages.ERROR)
                 else:
-                    modeladmin.message_user(request, f"{done} “{tournament}”.", messages.SUCCESS)
+                    page = tournament.get_absolute_url()
+                    said = format_html('{} “{}”: <a href="{}">its public page</a>.', done, tournament, page)
+                    modeladmin.message_user(request, said, messages.SUCCESS)
             return None
         context = {
             **modeladmin.admin_site.each_context(request),

@@ -93,7 +93,7 @@ def _render_standings(tournament: Tournament) -> str:
     context = {
         "tournament": tournament,
         "entries": entries,
-        "tiebreak_labels": [tf.TIEBREAK_LABELS[name] for name in names],
+        "tiebreaks": [(tf.TIEBREAK_LABELS[name], tf.TIEBREAK_HELP[name]) for name in names],
         "rounds": rounds,
         "current": next((view for view in rounds if view.round.status == Round.Status.RUNNING), None),
         "progress": view.progress,

@@ -210,6 +210,9 @@ def test_blanks_are_controls_that_fit_a_phone(open_tab: Callable[..., Tab], alic
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
     worker = _play_in_background(table.pk, django_db_blocker)
+    # (This test fills the protocol's own controls, folded below the game's: unfold them.)
+    person.page.wait_for_selector("[data-parlour-table][data-turn=mine] [data-raw-actions]", timeout=20000)
+    person.page.evaluate("document.querySelectorAll('[data-raw-actions]').forEach((d) => { d.open = true; })")
     form = person.page.locator("[data-parlour-table][data-turn=mine] form.tb-fill").first
     form.wait_for(timeout=20000)
     word = form.locator("""[data-blank='["create","word"]']""")

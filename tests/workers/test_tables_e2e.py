@@ -92,6 +92,18 @@ def test_a_silent_person_forfeits_on_the_clock_and_the_next_table_waits_its_turn
     celery_workers.wait_for(lambda: Table.objects.get(pk=second).status != Table.Status.QUEUED, 30, "the second table")
 
 
+def test_a_person_who_resigns_is_ranked_last_and_a_random_player_finishes(celery_workers, alice_api) -> None:
+    celery_workers.start()
+    table_id = alice_api.post("/api/tables/", {"game": "love_letter", "players": 2}, format="json").json()["id"]
+    celery_workers.wait_for(lambda: Table.objects.get(pk=table_id).deadline is not None, 60, "the person's turn")
+    assert alice_api.post(f"/api/tables/{table_id}/resign/").status_code == 200
+    celery_workers.wait_for(lambda: Table.objects.get(pk=table_id).is_finalized(), 60, "the game's end")
+    table = Table.objects.get(pk=table_id)
+    assert table.status == Table.Status.FINISHED and table.resigned
+    assert table.result["outcome"]["ranks"][table.person_seat] == 2
+    assert table.result["seats"][table.person_seat]["fault"] is not None
+
+
 @override_settings(HUMAN_TABLE_CLOCK_SECONDS=5, MATCH_RESEND_SECONDS=1)
 def test_a_restarted_worker_plays_every_queued_table_oldest_first(celery_workers, django_user_model) -> None:
     """Issue 29, hole 9: a worker killed with the tables' messages lost (SIGKILL, then the broker emptied); a new

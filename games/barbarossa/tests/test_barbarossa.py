@@ -604,6 +604,38 @@ def test_a_guessed_word_must_be_in_the_lexicon_and_stays_private() -> None:
     assert not any("wolf" in line for line in lines), "narration is public"
 
 
+# Words of the engine's own narration that are also lexicon words (the board's "arrow", the scoring "hat").
+NARRATION_WORDS = {"arrow", "hat"}
+
+
+def test_the_public_narration_never_names_a_secret_word_before_the_end() -> None:
+    """Stumble 27: the narration is public (a table's spectators and its replay read it move by move), so no line names
+    an object's word or a guessed word until the lines that end the game reveal them."""
+    assert set(WORDS) >= NARRATION_WORDS  # the exceptions are real lexicon words, nothing more
+    for seed in range(12):
+        players = 3 + seed % 2
+        state = GAME.new_state(players, seed)
+        bots = [PLAYERS["reasoner" if s % 2 else "random"](seed * 7 + s) for s in range(players)]
+        for seat, bot in enumerate(bots):
+            bot.start(seat, players, state.options)
+        guessed: set[str] = set()
+        while not state.is_over():
+            seat = state.to_move()
+            assert seat is not None
+            action = bots[seat].act(state.observation(seat), state.legal_actions())
+            guess = action.get("guess") or (action.get("curse") or {}).get("guess")
+            if guess:
+                guessed.add(guess["word"])
+            lines = state.apply(action)
+            public = lines
+            if state.is_over():  # the words are told in the last lines, after the final scores
+                public = lines[: next(i for i, line in enumerate(lines) if line.startswith("final hats"))]
+            secret = {o["word"] for o in state.objects if o["word"]} | guessed
+            said = set(re.findall(r"[a-z_']+", " ".join(public)))
+            assert not (said & secret) - NARRATION_WORDS, (seed, public)
+        assert lines[-1].startswith("the words were: ")
+
+
 def test_hats_never_go_below_zero() -> None:
     state = created()
     curse_guesses(state, [(1, "anchor")])

@@ -22,6 +22,8 @@ const clockBox = root.querySelector("[data-clock]");
 const resultBox = root.querySelector("[data-result]");
 const statusBadge = document.querySelector("[data-table-status]");
 const cancelForm = root.querySelector("[data-cancel]");  // the person's, while the table is queued
+const resignForm = root.querySelector("[data-resign]");  // the person's, while the game runs
+const rematchForm = root.querySelector("[data-rematch]");  // the person's, once the game is over
 // The latencies survive the reload that brings the replay at the end (this tab only).
 const latencyKey = `parlour-table-${config.id}-latencies`;
 const stored = JSON.parse(sessionStorage.getItem(latencyKey) || "[]");
@@ -173,8 +175,29 @@ function drawProtocolActions(view, legal, box) {
   box.appendChild(h("details", { class: "tb-advanced" }, h("summary", null, "Advanced: write the action as JSON"), h("p", { class: "tb-free" }, input, button)));
 }
 
+// The engines narrate by seat number ("seat 1 plays Baron on seat 0"): a person reads names, and "you".
+function named(line, view) {
+  const names = view.seats.map((seat, i) => (i === view.person_seat && view.role === "person" ? "you" : seat.label));
+  const said = line.replace(/\b[Ss]eat (\d+)\b/g, (whole, n) => names[Number(n)] ?? whole);
+  return said.charAt(0).toUpperCase() + said.slice(1);
+}
+
+function narrate(view) {
+  let lines = view.narration.slice(-40);
+  if (typeof renderer.narrate === "function") {
+    try {
+      const seats = labels(view);
+      const rewritten = renderer.narrate(lines, { move: null, step: view.move_count, seats, name: (seat) => seats[seat] });
+      if (Array.isArray(rewritten) && rewritten.length === lines.length) lines = rewritten;
+    } catch (error) {
+      console.error("Parlour table: the game's narration failed", error);
+    }
+  }
+  return lines.map((line) => named(String(line), view));
+}
+
 function drawNarration(view) {
-  const lines = view.narration.slice(-40);
+  const lines = narrate(view);
   narrationBox.replaceChildren(...lines.map((line) => h("li", null, line)).reverse());
   narrationBox.start = view.narration.length;
   narrationBox.reversed = true;
@@ -184,6 +207,8 @@ function drawStatus(view) {
   if (statusBadge) { statusBadge.textContent = view.status; statusBadge.className = `status ${view.status}`; }
   root.dataset.status = view.status;
   if (cancelForm) cancelForm.hidden = view.status !== "queued";
+  if (resignForm) resignForm.hidden = view.status !== "running" || view.forfeited || view.role !== "person";
+  if (rematchForm) rematchForm.hidden = view.status !== "finished";
   root.dataset.move = String(view.move_count);
   const mine = view.role === "person" && view.to_move === view.person_seat && view.status === "running" && !view.forfeited;
   root.dataset.turn = mine ? "mine" : "theirs";
@@ -201,12 +226,13 @@ function drawResult(view) {
   const seats = labels(view);
   const rows = view.result.seats.map((seat, i) => h("tr", { class: seat.rank === 1 ? "winner" : null },
     h("td", null, seatChip(i, seats[i])), h("td", { class: "num" }, String(seat.rank)), h("td", { class: "num" }, String(seat.score)),
-    h("td", null, seat.fault ? `forfeited: ${seat.fault.detail}` : "")));
+    h("td", { class: "tb-fault" }, i === view.person_seat && view.resigned ? "resigned" : seat.fault ? `forfeited: ${seat.fault.detail}` : "")));
   const person = view.result.seats[view.person_seat];
-  const headline = person.rank === 1 ? "You won!" : `You finished ${ordinal(person.rank)} of ${view.players}.`;
+  const headline = view.resigned ? `You resigned: ${ordinal(person.rank)} of ${view.players}.`
+    : person.rank === 1 ? "You won!" : `You finished ${ordinal(person.rank)} of ${view.players}.`;
   resultBox.replaceChildren(
     h("h2", null, view.role === "person" ? headline : `The person finished ${ordinal(person.rank)} of ${view.players}.`),
-    h("table", { class: "seats-table" }, h("thead", null, h("tr", null, h("th", null, "Seat"), h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, "Score"), h("th", null, ""))), h("tbody", null, rows)),
+    h("div", { class: "tb-result-seats" }, h("table", { class: "seats-table" }, h("thead", null, h("tr", null, h("th", null, "Player"), h("th", { class: "num" }, "Rank"), h("th", { class: "num" }, "Score"), h("th", null, "Note"))), h("tbody", null, rows))),
     document.querySelector("[data-parlour-viewer]")
       ? h("p", null, "The whole game, every hand revealed, is in the replay below.")
       : h("p", null, "The replay, every hand revealed, follows in a moment (or ", h("a", { href: location.pathname }, "reload"), ")."),
@@ -233,6 +259,13 @@ function show(view) {
   drawActions(view);
   drawNarration(view);
   drawResult(view);
+  // Their turn again: the move's first control takes the focus (keyboard users act at once; it scrolls into view on
+  // a phone, where the docked move box sits at the bottom of the screen).
+  if (root.dataset.turn === "mine" && state.focusedMove !== view.move_count) {
+    state.focusedMove = view.move_count;
+    const first = actionsBox.querySelector("button:not([disabled]), input:not([disabled]), select:not([disabled]), summary");
+    if (first) first.focus({ preventScroll: true });
+  }
   // The person sees the bots' reply once it is their turn again (or the game is over) after their own move.
   if (state.sentAt !== null && view.move_count > state.sentMove && (root.dataset.turn === "mine" || view.status !== "running")) {
     state.latencies.push(Math.round(performance.now() - state.sentAt));
@@ -243,6 +276,17 @@ function show(view) {
   if (previous && previous.status !== "finished" && view.status === "finished" && !document.querySelector("[data-parlour-viewer]")) {
     setTimeout(() => location.reload(), 1500);  // the replay viewer comes with the finished page
   }
+}
+
+if (resignForm) {
+  const button = resignForm.querySelector("[data-resign-button]");
+  resignForm.addEventListener("submit", (event) => {
+    if (resignForm.dataset.confirm === "1") return;  // the second click: resign
+    event.preventDefault();
+    resignForm.dataset.confirm = "1";
+    button.textContent = "Resign: click again to confirm";
+    setTimeout(() => { delete resignForm.dataset.confirm; button.textContent = "Resign"; }, 5000);
+  });
 }
 
 show(config.view);

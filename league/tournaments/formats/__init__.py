@@ -30,6 +30,7 @@ from league.tournaments.formats.knockout import (
     knockout_round_sizes,
 )
 from league.tournaments.formats.results import (
+    TIEBREAK_HELP,
     TIEBREAK_LABELS,
     TIEBREAKS,
     EntryInfo,
@@ -63,6 +64,7 @@ __all__ = [
     "SETTING_KEYS",
     "SWISS",
     "TIEBREAKS",
+    "TIEBREAK_HELP",
     "TIEBREAK_LABELS",
     "EntryInfo",
     "FormatError",

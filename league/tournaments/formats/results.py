@@ -58,11 +58,21 @@ TIEBREAKS = {
     KNOCKOUT: ("round_reached", "series_points"),
 }
 TIEBREAK_LABELS = {
-    "sonneborn_berger": "SB",
+    "sonneborn_berger": "Sonneborn-Berger",
     "buchholz": "Buchholz",
     "wins": "Wins",
     "round_reached": "Round",
     "series_points": "Series",
+}
+
+
+# What each tie-break means, in a sentence (the standings' column titles).
+TIEBREAK_HELP = {
+    "sonneborn_berger": "the points of the opponents each one beat, plus half those of the opponents it drew with",
+    "buchholz": "the sum of its opponents' scores: a score earned against strong opponents counts for more",
+    "wins": "games won",
+    "round_reached": "the knockout round reached",
+    "series_points": "points in its knockout series",
 }
 
 

@@ -21,7 +21,7 @@ from league.accounts.services import do_verify_email, is_email_verified, may_upl
 from league.core.errors import ServiceError
 from tests.real_redis import real_redis_url
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_migration_records_every_existing_user_as_verified(db) -> None:

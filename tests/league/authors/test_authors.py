@@ -1,4 +1,4 @@
-"""Pages for bot authors: the first-bot page (league/guides/first-bot.md), per-game references and starter kits
+"""Pages for bot authors: the first-bot page (league/authors/guides/first-bot.md), per-game references and starter kits
 generated from the engines, and what a bot's owner sees on a match page (moves with CPU time and notes, stderr,
 faults)."""
 
@@ -28,7 +28,7 @@ from league.play.models import Match
 from league.play.recording import do_record_match_result
 from tests.results import runner_result
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _bwrap_problem() -> str | None:

@@ -32,7 +32,7 @@ def play_bots(table: Table) -> Table:
     table.refresh_from_db()
     state = state_of(table)
     moves = list(table.moves)
-    pending = tables.sent_action(table.pk, len(moves))
+    pending = tables.person_reply(table.pk, len(moves)).action
     if pending is not None:
         state.apply(pending)
         moves.append({"seat": table.person_seat, "action": state.history[-1], "auto": False})

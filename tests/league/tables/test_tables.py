@@ -124,11 +124,11 @@ def test_alice_plays_a_legal_action_and_it_stays_sent_until_the_worker_records_i
         "stale_move",
     )
     # The worker has the action from here on, but until it records the move the page must not offer it again.
-    assert tables.sent_action(table.pk, view["move_count"]) == view["legal_actions"][0]
+    assert tables.person_reply(table.pk, view["move_count"]).action == view["legal_actions"][0]
     again = alice_api.get(f"/api/tables/{table.pk}/").json()
     assert again["move_count"] == view["move_count"] and again["legal_actions"] == []
     played = play_bots(table)
-    assert tables.sent_action(table.pk, view["move_count"]) is None
+    assert tables.person_reply(table.pk, view["move_count"]).action is None
     assert played.pending is None and played.pending_index is None and played.move_count > view["move_count"]
 
 
@@ -218,7 +218,9 @@ def test_the_event_stream_pushes_the_viewers_view(alice_api: APIClient, alice, t
 
 def test_the_pages(alice, alice_api: APIClient) -> None:
     client = Client()
-    assert client.get("/play/").status_code == 302  # sign in first
+    assert (
+        client.get("/play/").status_code == 200
+    )  # no account needed: a guest may play (tests/league/accounts/test_guests.py)
     client.force_login(alice)
     assert "Play Ranczo" in client.get("/play/").content.decode()
     page = client.get("/play/?game=ten").content.decode()
@@ -290,3 +292,39 @@ def test_a_person_whose_clock_ran_out_is_asked_nothing_more(alice_api: APIClient
     assert "clock ran out" in bob_api.get(f"/api/tables/{table.pk}/").json()["message"]
     sent = alice_api.post(f"/api/tables/{table.pk}/act/", {"move": table.move_count, "action": legal[0]}, format="json")
     _error(sent, 409, "not_running")
+
+
+def test_a_person_resigns_and_is_asked_nothing_more(alice_api: APIClient, bob_api: APIClient) -> None:
+    table = start(Table.objects.get(pk=_table(alice_api)["id"]))
+    legal = alice_api.get(f"/api/tables/{table.pk}/").json()["legal_actions"]
+    _error(bob_api.post(f"/api/tables/{table.pk}/resign/"), 403, "forbidden")
+    resigned = alice_api.post(f"/api/tables/{table.pk}/resign/")
+    assert resigned.status_code == 200, resigned.content
+    view = resigned.json()
+    assert view["resigned"] and view["forfeited"] and view["legal_actions"] == []
+    assert view["message"] == "You resigned: a random player finishes your game."
+    assert bob_api.get(f"/api/tables/{table.pk}/").json()["message"].startswith("The person resigned")
+    assert tables.person_reply(table.pk, table.move_count).resigned  # what the worker's seat sees
+    _error(alice_api.post(f"/api/tables/{table.pk}/resign/"), 409, "not_running")
+    sent = alice_api.post(f"/api/tables/{table.pk}/act/", {"move": table.move_count, "action": legal[0]}, format="json")
+    _error(sent, 409, "not_running")
+
+
+def test_resigning_a_queued_or_unknown_table_is_refused(alice_api: APIClient, anon_api: APIClient) -> None:
+    table = _table(alice_api)
+    _error(alice_api.post(f"/api/tables/{table['id']}/resign/"), 409, "not_running")
+    _error(alice_api.post("/api/tables/999999/resign/"), 404, "not_found")
+    assert anon_api.post(f"/api/tables/{table['id']}/resign/").status_code == 401
+
+
+def test_the_table_page_offers_resign_the_rules_and_a_rematch(alice, alice_api: APIClient) -> None:
+    table = start(Table.objects.get(pk=_table(alice_api)["id"]))
+    client = Client()
+    client.force_login(alice)
+    page = client.get(f"/tables/{table.pk}/").content.decode()
+    assert "How to play Love Letter" in page and "Princess" in page  # the rules in brief, folded
+    assert f'action="/tables/{table.pk}/resign/"' in page and "data-rematch hidden" in page
+    assert "How to play Love Letter" in client.get("/play/?game=love_letter").content.decode()
+    response = client.post(f"/tables/{table.pk}/resign/")
+    assert response.status_code == 302 and Table.objects.get(pk=table.pk).resigned
+    assert Client().post(f"/tables/{table.pk}/resign/").status_code == 302  # to the log-in page; nothing changes

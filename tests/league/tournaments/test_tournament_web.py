@@ -138,7 +138,9 @@ def test_admin_actions_ask_for_confirmation_then_act(staff, staff_client, action
     assert all(getattr(tournament, key) != value for key, value in after.items()), "nothing happens before yes"
     done = staff_client.post(url, {"action": action, "_selected_action": [tournament.pk], "post": "yes"}, follow=True)
     past = {"start": "Started", "pause": "Paused", "resume": "Resumed", "cancel": "Cancelled"}[action.split("_")[0]]
-    assert done.status_code == 200 and f"{past} “Cup”." in done.content.decode()
+    said = done.content.decode()
+    link = f'<a href="/tournaments/{tournament.pk}/">its public page</a>'
+    assert done.status_code == 200 and f"{past} “Cup”: {link}." in said
     tournament.refresh_from_db()
     assert all(getattr(tournament, key) == value for key, value in after.items())
 
@@ -271,7 +273,7 @@ def test_the_page_shows_standings_with_tie_breaks_progress_and_every_match(staff
     do_advance_tournament(tournament.pk)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "<progress" in page and "round 1 of 2: 1 of 2 games played" in page
-    assert "Buchholz" in page and "SB" in page and "Wins" in page
+    assert "Buchholz" in page and "Sonneborn-Berger" in page and "Wins" in page
     for match in Match.objects.filter(round__tournament=tournament):
         assert f'href="/matches/{match.pk}/"' in page
     assert "<svg" not in page, "only knockouts draw a bracket"
