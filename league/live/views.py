@@ -11,15 +11,18 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from games.registry import GAMES
+from league.api.errors import json_error
 from league.core import cache_headers
 from league.core.errors import NoSuchMatch
-from league.live import watch
+from league.core.ids import parse_id
+from league.live import broadcasts, watch
 from league.play.models import Match
 from league.play.replays import renderer_url
 from league.site import event_stream, visibility
@@ -74,9 +77,60 @@ def _live_list() -> live.Region:
     return live.region("live-lists", reverse("live-lists"), content, seconds=LIVE_LIST_SECONDS, settled=False)
 
 
+def _broadcast(item: broadcasts.Broadcast | None) -> dict[str, Any] | None:
+    """A featured game as the page's script takes it (league/static/league/tv.js)."""
+    if item is None:
+        return None
+    found: dict[str, Any] = {
+        "kind": item.kind,
+        "match": item.match_id,
+        "game": item.game,
+        "title": item.title,
+        "caption": item.caption(),
+        "seats": list(item.seats),
+        "renderer": renderer_url(item.game),
+        "match_url": reverse("match", args=[item.match_id]),
+    }
+    if item.kind == "live":
+        found["events"] = reverse("match-live-events", args=[item.match_id])
+        found["live_url"] = reverse("match-live", args=[item.match_id])
+    else:
+        found["frames"] = reverse("live-broadcast-frames", args=[item.match_id])
+    return found
+
+
 def live_page(request: HttpRequest) -> HttpResponse:
-    """Every game in progress, league matches (tournament games first) and people's tables: watch any of them."""
-    return cache_headers.no_store(render(request, "league/live.html", {"live": _live_list()}))
+    """Parlour TV (one featured game at a human pace: a league match in play worth watching, else a replay of the
+    top bots' latest game), then every game in progress, league matches and people's tables: watch any of them."""
+    featured = _broadcast(broadcasts.next_broadcast(None))
+    tv = {
+        "next": reverse("live-next"),
+        "move_ms": settings.LIVE_BROADCAST_MOVE_MS,
+        "result_ms": settings.LIVE_BROADCAST_RESULT_MS,
+        "first": featured,
+    }
+    context = {"live": _live_list(), "featured": featured, "tv": tv}
+    return cache_headers.no_store(render(request, "league/live.html", context))
+
+
+def live_next(request: HttpRequest) -> HttpResponse:
+    """The featured game after the one of match ``?after=`` (JSON for tv.js); 204 when there is nothing to show."""
+    item = _broadcast(broadcasts.next_broadcast(parse_id(request.GET.get("after", ""))))
+    if item is None:
+        return cache_headers.no_store(HttpResponse(status=204))
+    return cache_headers.no_store(JsonResponse(item))
+
+
+def live_broadcast_frames(request: HttpRequest, pk: int) -> HttpResponse:
+    """A finished match replayed as a broadcast: public views only (league.live.broadcasts.broadcast_frames). It never
+    changes, so anyone may keep it; 404 in the API's error shape for a match that cannot be broadcast."""
+    try:
+        document = broadcasts.broadcast_frames(pk)
+    except NoSuchMatch as error:
+        return json_error(error)
+    response = JsonResponse(document)
+    response["Cache-Control"] = "public, max-age=86400, immutable"
+    return response
 
 
 def live_lists(request: HttpRequest) -> HttpResponse:

@@ -315,3 +315,19 @@ def test_the_admin_form_offers_ready_bots_labelled_with_their_game(staff, staff_
     draft = do_create_tournament(staff, "love_letter", "Draft", "swiss", {}, ready[:1])
     change = staff_client.get(f"/admin/league/tournament/{draft.pk}/change/").content.decode()
     assert "staff/ll0 · Love Letter" in change and "staff/tn0" not in change  # the draft's game only
+
+
+def test_a_tournament_over_before_its_page_opens_offers_its_games_replays(staff, client) -> None:
+    """Stumble 32: the page of a tournament that finished before it loaded leads to its games' replays."""
+    bots = make_bots(staff, "love_letter", 4)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {}, bots)
+    do_start_tournament(tournament)
+    assert "data-watch-final" not in client.get(f"/tournaments/{tournament.pk}/").content.decode()  # not over yet
+    play_out(tournament, by_strength(_strength(bots)))
+    assert tournament.status == Tournament.Status.FINISHED
+    page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
+    final = Match.objects.filter(round__tournament=tournament).order_by("-round__number", "id").first()
+    assert final is not None
+    assert f'<a class="button small" href="/matches/{final.pk}/" data-watch-final>Watch the final</a>' in page
+    for match in Match.objects.filter(round__tournament=tournament):
+        assert f'href="/matches/{match.pk}/"' in page  # every game, by its number
