@@ -25,9 +25,15 @@
 
   const SCROLLERS = ".table-scroll, .card, pre";
   const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+  // A region's name: its table's caption, else its section's heading; numbered when the page has it already.
   function nameOf(box) {
-    const heading = box.closest("section, article, main")?.querySelector("h1, h2, h3");
-    return `${heading ? heading.textContent.trim() : "Table"} (scrolls sideways)`;
+    const caption = box.querySelector("caption");
+    const heading = caption || box.closest("section, article, main")?.querySelector("h1, h2, h3");
+    const name = `${heading ? heading.textContent.trim() : "Table"} (scrolls sideways)`;
+    const taken = new Set([...document.querySelectorAll("[aria-label]")].map((el) => el.getAttribute("aria-label")));
+    let numbered = name;
+    for (let n = 2; taken.has(numbered); n++) numbered = `${name.slice(0, -1)}, ${n})`;
+    return numbered;
   }
   function markScrollers() {
     for (const box of document.querySelectorAll(SCROLLERS)) {
