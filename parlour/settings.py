@@ -38,7 +38,10 @@ def _secret_key() -> str:
     if "pytest" in sys.modules:
         return "tests-only-not-a-secret"  # a test run needs no secret, and must not need one to start
     if not DEBUG:
-        raise ConfigError("SECRET_KEY must be set when DEBUG is off")
+        raise ConfigError(
+            "SECRET_KEY must be set when DEBUG is off (on your own machine, DEBUG=1 uses a development key kept in "
+            "var/, as `make run` does)"
+        )
     # Development only: a random key kept in var/ so sessions survive a restart.
     path = VAR_DIR / "dev-secret-key"
     if not path.exists():

@@ -39,6 +39,10 @@ __all__ = ["ActionShape", "Field", "Reference", "build_kit", "kit_filename", "pr
 # ----- the kit ------------------------------------------------------------------------------------------------------
 
 
+# The author kit's wheel (league/authors/kit.py) as a README names it when it does not know the site's.
+RUNTIME_WHEEL_PLACEHOLDER = "parlour-VERSION-py3-none-any.whl"
+
+
 def kit_filename(game_id: str) -> str:
     return f"parlour-{game_id}-starter.zip"
 
@@ -82,7 +86,7 @@ SMOKE_TEST = '''"""Replay the messages of a real game to your bot and check ever
 sample_messages.jsonl holds what a bot in one seat was sent during a real game (a start message, some act messages,
 the end message). The game itself was played by built-in players, so your answers do not change what comes next:
 this checks the protocol and that every action you send is legal, not how well you play. For whole matches, use
-the Parlour runtime: python -m bots play GAME ./ builtin:random builtin:random
+Parlour's author kit (README.md says how to install it): python -m bots play GAME ./ builtin:random --sandbox none
 """
 
 from __future__ import annotations
@@ -158,10 +162,14 @@ if __name__ == "__main__":
 '''
 
 
-def readme(game_id: str, site_url: str = "") -> str:
-    """The kit's README.md: everything a first bot needs, generated from the engine and the game's RULES.md."""
+def readme(game_id: str, site_url: str = "", runtime_url: str = "") -> str:
+    """The kit's README.md: everything a first bot needs, generated from the engine and the game's RULES.md.
+
+    ``runtime_url`` is where the site serves the author kit's wheel (``pip install`` takes it as it is); without it,
+    the README names the site's ``/sdk/`` folder with a placeholder for the wheel's name."""
     ref = reference(game_id)
     site = site_url.rstrip("/")
+    base = site or "https://SITE"
     folder = _folder(game_id)
     lines = [
         f"# A {ref.title} bot for Parlour",
@@ -191,24 +199,36 @@ def readme(game_id: str, site_url: str = "") -> str:
         "## From here to a rated bot",
         "",
         "1. Check the bot answers: `python3 smoke_test.py` (every line should end in `ok`).",
-        "2. Play whole matches locally exactly as the league does, with the Parlour runtime (`python -m bots`, from "
-        "a checkout of Parlour after `pip install -e .`):",
+        "2. Play whole matches locally exactly as the league does, with Parlour's author kit: the engines of every "
+        "game, the runner and the SDK in one package (`python -m bots`; no league, no Django). Install it once, in a "
+        "virtual environment:",
         "",
         "   ```",
-        f"   python -m bots play {game_id} {folder}/ builtin:random builtin:random --seed 1",
-        f"   python -m bots arena {game_id} {folder}/ builtin:random builtin:{strong_player(game_id)} --games 20",
+        "   python3 -m venv parlour-env",
+        "   . parlour-env/bin/activate",
+        f"   pip install {runtime_url or f'{base}/sdk/{RUNTIME_WHEEL_PLACEHOLDER}'}",
+        "   ```",
+        "",
+        f"   Then, from the folder that holds `{folder}/`:",
+        "",
+        "   ```",
+        f"   python -m bots play {game_id} {folder}/ builtin:random builtin:random --seed 1 --sandbox none",
+        f"   python -m bots arena {game_id} {folder}/ builtin:random builtin:{strong_player(game_id)} --games 20 "
+        "--sandbox none",
         f"   python -m bots compare {folder}-v1/ {folder}/ --game {game_id} --sandbox none",
         "   ```",
         "",
         "   `play` shows every move, your notes and your stderr; add `--replay out.json` and watch it with "
         "`python -m bots view out.json`. `compare OLD NEW` keeps playing until a sequential test says whether NEW "
-        "is stronger.",
-        f"3. Upload: sign in on the site, choose *Upload a bot*, game {ref.title}, and upload `main.py` (or a zip of "
-        "this folder). Or with an API token:",
+        "is stronger. `--sandbox none` runs the bots without isolation (your own code only); on Linux with "
+        "bubblewrap, as root, leave it out to play in the league's own sandbox (`python -m bots check` says whether "
+        "it works there).",
+        f"3. Upload: sign in on the site and upload `main.py` (or a zip of this folder) at "
+        f"{base}/bots/new/?game={game_id} (the form opens on {ref.title}). Or with an API token "
+        f"(create one at {base}/account/tokens/):",
         "",
         "   ```",
-        f"   curl -H 'Authorization: Token plr_...' -F game={game_id} -F name=mybot -F file=@main.py "
-        f"{site or 'https://SITE'}/api/bots/",
+        f"   curl -H 'Authorization: Token plr_...' -F game={game_id} -F name=mybot -F file=@main.py {base}/api/bots/",
         "   ```",
         "",
         "4. A smoke match in the sandbox validates it within seconds; it then plays rated ladder games and appears on "
@@ -358,8 +378,9 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def build_kit(game_id: str, site_url: str = "") -> bytes:
-    """The starter kit zip for ``game_id`` (deterministic: the same bytes for the same code)."""
+def build_kit(game_id: str, site_url: str = "", runtime_url: str = "") -> bytes:
+    """The starter kit zip for ``game_id`` (deterministic: the same bytes for the same code); ``runtime_url`` as
+    for ``readme``."""
     ref = reference(game_id)
     example = example_dir(game_id) / "main.py"
     if not example.is_file():
@@ -369,7 +390,7 @@ def build_kit(game_id: str, site_url: str = "") -> bytes:
         "main.py": example.read_text(encoding="utf-8"),
         "main_sdk.py": _main_sdk(game_id),
         "parlour_sdk.py": SDK_SOURCE.read_text(encoding="utf-8"),
-        "README.md": readme(game_id, site_url),
+        "README.md": readme(game_id, site_url, runtime_url),
         "smoke_test.py": SMOKE_TEST,
         "sample_messages.jsonl": "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in samples),
         f"{_types_module(game_id)}.pyi": stub(game_id),

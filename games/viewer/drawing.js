@@ -2,7 +2,7 @@
 // the caption, the controls' state and the current move in the list. The methods are the Viewer's (viewer.js mixes
 // them into its prototype).
 import * as generic from "./generic.js";
-import { compact, esc, h, ordinal, seatChip } from "./kit.js";
+import { compact, esc, h, ordinal, seatChip, seatNumber } from "./kit.js";
 import { formatMs } from "./page.js";
 
 export const drawingMethods = {
@@ -95,7 +95,7 @@ export const drawingMethods = {
     if (step === this.last && doc.over && doc.outcome) parts.push(this.outcomeLine());
     if (revealed) parts.push(h("div", { class: "pv-revealed-note" }, "The game is over: every hidden card is shown."));
     else if (allHands) parts.push(h("div", { class: "pv-revealed-note" }, "All hands shown: what no player could see at this point."));
-    else if (doc.seat !== null) parts.push(h("div", { class: "pv-persp-note" }, `Seen as seat ${doc.seat}: only what ${doc.seats[doc.seat]} knew at this point.`));
+    else if (doc.seat !== null) parts.push(h("div", { class: "pv-persp-note" }, `Seen as seat ${seatNumber(doc.seat)}: only what ${doc.seats[doc.seat]} knew at this point.`));
     this.caption.replaceChildren(...parts.flat());
   },
 

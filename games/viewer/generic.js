@@ -1,5 +1,5 @@
 // The fallback renderer: any game's view as readable data, for a game that has no games/<id>/viewer.js yet.
-import { compact, h } from "./kit.js";
+import { compact, h, seatNumber } from "./kit.js";
 
 export const css = "";
 
@@ -8,7 +8,7 @@ export function render(view, ctx) {
     "div",
     { class: "pv-generic" },
     h("p", { class: "pv-generic-note" }, `${ctx.title} has no table drawing yet; here is what `,
-      ctx.revealed ? "the end of the game" : ctx.seat === null ? "a spectator sees" : `seat ${ctx.seat} knows`,
+      ctx.revealed ? "the end of the game" : ctx.seat === null ? "a spectator sees" : `seat ${seatNumber(ctx.seat)} knows`,
       ", as data."),
     value(view, ctx, 0),
   );

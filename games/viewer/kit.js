@@ -41,9 +41,14 @@ export function ordinal(n) {
   return `${n}${{ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th"}`;
 }
 
-/** A coloured chip naming a seat: seat number and its bot's label. */
+/** A seat as people count it: the protocol's seat 0 is "Seat 1". */
+export function seatNumber(seat) {
+  return seat + 1;
+}
+
+/** A coloured chip naming a seat: its number as people count (from 1) and its bot's label. */
 export function seatChip(seat, label, extra) {
-  return h("span", { class: ["pv-chip", `pv-s${seat % 6}`, extra], title: label }, h("b", null, String(seat)), label);
+  return h("span", { class: ["pv-chip", `pv-s${seat % 6}`, extra], title: `Seat ${seatNumber(seat)}: ${label}` }, h("b", null, String(seatNumber(seat))), label);
 }
 
 /** A compact one-line JSON text for an action. */

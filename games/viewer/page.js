@@ -1,7 +1,7 @@
 // The viewer's page, built once per replay (Viewer.build): the perspective switch, the playback controls and the
 // move list with each move's narration, note, time and faults and the result. The methods are the Viewer's
 // (viewer.js mixes them into its prototype).
-import { compact, h, ordinal, seatChip } from "./kit.js";
+import { compact, h, ordinal, seatChip, seatNumber } from "./kit.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const svg = (body) =>
@@ -86,7 +86,7 @@ export const pageMethods = {
       "select",
       { class: "pv-persp-select", "aria-label": "Whose view", onchange: () => this.setPerspective(this.perspectiveSelect.value === "" ? null : Number(this.perspectiveSelect.value)) },
       h("option", { value: "", selected: this.perspective === null }, "Spectator"),
-      doc.seats.map((label, seat) => h("option", { value: String(seat), selected: this.perspective === seat }, `Seat ${seat} · ${label}`)),
+      doc.seats.map((label, seat) => h("option", { value: String(seat), selected: this.perspective === seat }, `Seat ${seatNumber(seat)} · ${label}`)),
     );
     const button = (icon, title, action, cls) =>
       h("button", { type: "button", class: ["pv-btn", cls], title, "aria-label": title, onclick: action, html: ICONS[icon] });
@@ -228,7 +228,7 @@ export const pageMethods = {
 
   faultLines(step) {
     return this.faultsAt(step).map((fault) =>
-      h("div", { class: "pv-fault" }, `⚠ seat ${fault.seat} faulted (${fault.cause}): ${fault.detail}`),
+      h("div", { class: "pv-fault" }, `⚠ seat ${seatNumber(fault.seat)} faulted (${fault.cause}): ${fault.detail}`),
     );
   },
 

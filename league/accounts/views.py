@@ -20,13 +20,15 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from league.accounts.limits import may_mail, password_reset_wait, signup_wait
-from league.accounts.services import do_verify_email, is_email_verified, verification_key
+from league.accounts.services import do_verify_email, is_email_verified, may_upload, verification_key
+from league.core import cache_headers
 from league.core.errors import ServiceError
 from league.site import visibility
-from league.site.forms import SignupForm
+from league.site.forms import SignupForm, upload_game
 
 PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"  # the one that checked the new password
 
@@ -51,18 +53,40 @@ def locked_out(
 
 
 def signup(request: HttpRequest) -> HttpResponse:
+    """Sign-up, then the page the new user was on their way to (``next``, as the log-in page passes it on), or the
+    welcome page with the next steps."""
     form = SignupForm(request.POST or None)
+    next_url = _safe_next(request)
     if request.method == "POST" and form.is_valid():
         if (wait := signup_wait(request)) is not None:
             return too_many(request, "new accounts from your address", wait)
         user = form.save()
         login(request, user, backend=PASSWORD_BACKEND)
-        messages.success(request, f"Welcome to Parlour, {user.username}!")
+        if next_url:
+            messages.success(request, f"Welcome to Parlour, {user.username}!")
         if settings.REQUIRE_EMAIL_VERIFICATION:
             send_verification_mail(request, user)
             messages.info(request, f"We sent a link to {user.email}: follow it to be able to upload bots.")
-        return redirect("home")
-    return render(request, "registration/signup.html", {"form": form}, status=400 if form.errors else 200)
+        return redirect(next_url or "welcome")
+    context = {"form": form, "next": next_url}
+    return render(request, "registration/signup.html", context, status=400 if form.errors else 200)
+
+
+def _safe_next(request: HttpRequest) -> str:
+    """The ``next`` asked for, if it is a page of this site (never another host)."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    allowed = url_has_allowed_host_and_scheme(wanted, {request.get_host()}, require_https=request.is_secure())
+    return wanted if wanted and allowed else ""
+
+
+@login_required
+def welcome(request: HttpRequest) -> HttpResponse:
+    """What to do after signing up: write a bot, upload it, use the API, or play the bots yourself."""
+    context = {
+        "must_verify": not may_upload(visibility.signed_in(request.user)),
+        "upload_game": upload_game(request),
+    }
+    return cache_headers.private(render(request, "registration/welcome.html", context))
 
 
 # ----- password reset and change -------------------------------------------------------------------------------

@@ -300,6 +300,7 @@ TABLE = {
     "legal_actions": [{"card": 5, "target": 1}],
     "blanks": {"blanks": [[]], "lists": {}},
     "forfeited": False,
+    "resigned": False,
 }
 
 

@@ -5,6 +5,7 @@
                                      yours, the public view otherwise
     POST /api/tables/<id>/act/       {"move": 7, "action": {...}}   your action for the decision at move 7
     POST /api/tables/<id>/cancel/    cancel your table while it is queued (200, the table, now cancelled)
+    POST /api/tables/<id>/resign/    give your running game up (200, the table, resigned)
 
 The page at /tables/<id>/ plays through these; moves are pushed to it by /tables/<id>/events/ (server-sent events).
 """
@@ -73,7 +74,10 @@ class TableSerializer(serializers.Serializer[Table]):
         help_text='Queued tables: {"ahead", "place", "running", "max"}; first in, first out (docs/tables.md).',
     )
     message = serializers.CharField(required=False)
-    forfeited = serializers.BooleanField(help_text="The person's clock ran out: a random player plays their seat.")
+    forfeited = serializers.BooleanField(
+        help_text="The person's clock ran out, or they resigned: a random player plays their seat."
+    )
+    resigned = serializers.BooleanField(help_text="The person resigned.")
     result = serializers.DictField(required=False)
     replay_url = serializers.CharField(required=False)
 
@@ -105,6 +109,12 @@ class TableSerializer(serializers.Serializer[Table]):
     ),
     cancel=extend_schema(
         summary="Cancel your table while it is queued",
+        parameters=[ID],
+        request=None,
+        responses={200: TableSerializer, **errors(401, 403, 404, 409)},
+    ),
+    resign=extend_schema(
+        summary="Resign your running game (a random player finishes it; you rank last)",
         parameters=[ID],
         request=None,
         responses={200: TableSerializer, **errors(401, 403, 404, 409)},

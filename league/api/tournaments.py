@@ -178,7 +178,7 @@ def _staff_action(summary: str) -> Any:
     list=extend_schema(
         summary="List tournaments",
         parameters=[
-            OpenApiParameter("game", str, description="A game id."),
+            OpenApiParameter("game", str, enum=list(GAMES), description="A game."),
             OpenApiParameter("status", str, enum=list(Tournament.Status.values)),
         ],
         responses={200: TournamentSerializer(many=True), 400: ERROR},

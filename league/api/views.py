@@ -58,7 +58,7 @@ def _read_upload(upload: File[bytes]) -> bytes:
 # A finished match never changes: its replay and frames may be cached by anyone, for long.
 IMMUTABLE = "public, max-age=86400, immutable"
 MATCH_FILTERS = [
-    OpenApiParameter("game", str, description="A game id."),
+    OpenApiParameter("game", str, enum=list(GAMES), description="A game."),
     OpenApiParameter("bot", int, description="Matches with a seat of this bot."),
     OpenApiParameter("tournament", int, description="Matches of this tournament."),
     OpenApiParameter("status", str, enum=list(Match.Status.values)),
@@ -73,7 +73,7 @@ MATCH_FILTERS = [
     ),
 ]
 BOT_FILTERS = [
-    OpenApiParameter("game", str, description="A game id."),
+    OpenApiParameter("game", str, enum=list(GAMES), description="A game."),
     OpenApiParameter("owner", str, description="The owner's username."),
     OpenApiParameter("ordering", str, enum=["id", "-id", "name", "-name", "created", "-created", "elo", "-elo"]),
 ]
@@ -84,7 +84,7 @@ BOT_FILTERS = [
     retrieve=extend_schema(
         summary="Get a game and its options",
         responses={200: GameSerializer, 404: ERROR},
-        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, pattern="^[a-z_]+$")],
+        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, enum=list(GAMES), description="The game.")],
     ),
 )
 class GameViewSet(viewsets.GenericViewSet[Model]):  # no model: the games are code
@@ -376,6 +376,7 @@ class LeaderboardView(APIView):
     @extend_schema(
         summary="A game's leaderboard",
         parameters=[
+            OpenApiParameter("game", str, OpenApiParameter.PATH, enum=list(GAMES), description="The game."),
             OpenApiParameter("sort", str, enum=list(SORTS)),
             OpenApiParameter("order", str, enum=["reverse"]),
             OpenApiParameter("limit", int),

@@ -9,6 +9,8 @@ text); the reference pages and kits come from a real game played by the engine, 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,13 +19,15 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.views.decorators.http import etag, require_safe
 
 from bots.authoring import starter
 from games.registry import GAMES
+from league.authors import kit
 from league.bots.models import Bot, BotVersion
 from league.challenges.models import Challenge
 from league.challenges.queries import Report, challenge_report, challenges_for, games_in_last_hour, previous_version
@@ -33,11 +37,16 @@ from league.core.doc_markdown import render_markdown
 from league.core.errors import RateLimited, ServiceError
 from league.site import parts as live
 from league.site import visibility
-from league.site.forms import ChallengeForm, first_error
+from league.site.forms import KIT_GAME_COOKIE, ChallengeForm, first_error
+
+logger = logging.getLogger(__name__)
 
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
 GAMES_MARKER = "<!-- games -->"
+READER_PASSAGE = re.compile(r"<!-- signed-out -->\n?(.*?)<!-- signed-in -->\n?(.*?)<!-- end -->\n?", re.S)
+KIT_GAME_COOKIE_SECONDS = 30 * 24 * 3600
+WHEEL_CONTENT_TYPE = "application/zip"  # a wheel is a zip archive; no media type of its own is registered
 LIVE_SECONDS = 5  # a challenge page with games in flight asks for its results this often
 
 
@@ -49,16 +58,25 @@ def _games() -> list[Any]:
 
 
 def first_bot(request: HttpRequest) -> HttpResponse:
-    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker."""
+    """The guide, with the table of games and their kits where it has its ``<!-- games -->`` marker, the author kit's
+    wheel named with this site's address, and what a signed-in reader no longer needs (signing up) left out."""
     site = request.build_absolute_uri("/").rstrip("/")
-    text = FIRST_BOT_DOC.read_text(encoding="utf-8").replace("https://SITE", site)
+    text = FIRST_BOT_DOC.read_text(encoding="utf-8")
+    text = text.replace("https://SITE", site).replace(starter.RUNTIME_WHEEL_PLACEHOLDER, kit.wheel_name())
+    text = for_reader(text, signed_in=request.user.is_authenticated)
     before, marker, after = text.partition(GAMES_MARKER)
     context = {
         "before": render_markdown(before),
         "after": render_markdown(after) if marker else None,
         "games": _games(),
     }
-    return render(request, "league/authors/first_bot.html", context)
+    response = render(request, "league/authors/first_bot.html", context)
+    return cache_headers.private_if_signed_in(response, request.user)  # step 3 reads differently when signed in
+
+
+def for_reader(text: str, *, signed_in: bool) -> str:
+    """The guide's ``<!-- signed-out -->A<!-- signed-in -->B<!-- end -->`` passages as A or B for this reader."""
+    return READER_PASSAGE.sub(lambda match: match.group(2 if signed_in else 1), text)
 
 
 def _game_or_404(game: str) -> Any:
@@ -114,16 +132,49 @@ def _one_line(value: Any, limit: int = 180) -> str:
 
 
 @cache
-def _kit(game: str, site_url: str) -> bytes:
-    return starter.build_kit(game, site_url)
+def _kit(game: str, site_url: str, runtime_url: str) -> bytes:
+    return starter.build_kit(game, site_url, runtime_url)
 
 
 def starter_zip(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's starter kit; the upload form opens on that game from now on (a cookie: the kit's README sends its
+    reader to the form, and so does the site's own "Upload a bot")."""
     _game_or_404(game)
-    data = _kit(game, request.build_absolute_uri("/").rstrip("/"))
+    runtime_url = request.build_absolute_uri(reverse("kit-wheel", args=[kit.wheel_name()]))
+    data = _kit(game, request.build_absolute_uri("/").rstrip("/"), runtime_url)
     response = HttpResponse(data, content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{starter.kit_filename(game)}"'
     response["Content-Length"] = str(len(data))
+    response.set_cookie(
+        KIT_GAME_COOKIE,
+        game,
+        max_age=KIT_GAME_COOKIE_SECONDS,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response
+
+
+def _wheel_etag(request: HttpRequest, filename: str) -> str | None:
+    return f'"{kit.key()}"' if filename == kit.wheel_name() else None
+
+
+@require_safe
+@etag(_wheel_etag)
+def kit_wheel(request: HttpRequest, filename: str) -> HttpResponseBase:
+    """The author kit (league/authors/kit.py): ``pip install`` takes this address as it is. Built from this checkout
+    the first time it is asked for, then kept; revalidated by its ETag (the same name may hold a newer build)."""
+    context = {"wheel": kit.wheel_name(), "first_bot": reverse("first-bot")}
+    if filename != kit.wheel_name():
+        return render(request, "league/authors/kit_unavailable.html", context, status=404)
+    try:
+        wheel = kit.cached_wheel(settings.VAR_DIR)
+    except (kit.KitBuildError, OSError):
+        logger.exception("the author kit could not be built")
+        return render(request, "league/authors/kit_unavailable.html", {**context, "failed": True}, status=503)
+    response = FileResponse(wheel.open("rb"), content_type=WHEEL_CONTENT_TYPE, as_attachment=True, filename=wheel.name)
+    response["Cache-Control"] = "no-cache"  # keep it, but ask again: the ETag answers 304 while it is the same
     return response
 
 

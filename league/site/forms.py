@@ -7,11 +7,15 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db.models import Model
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 
 from games.registry import GAMES
+from league.bots.models import Bot
 from league.challenges.models import Challenge
 from league.core.ids import MAX_ID, parse_id
+from league.play.queries import RESULTS, MatchFilters
+from league.tournaments.models import Tournament
 
 ID_ERROR = f"Enter an id: a whole number from 1 to {MAX_ID}."
 
@@ -63,6 +67,18 @@ class BotUploadForm(forms.Form):
         cast(forms.ChoiceField, self.fields["game"]).choices = [(game_id, GAMES[game_id].title) for game_id in GAMES]
 
 
+KIT_GAME_COOKIE = "parlour_kit_game"  # the game of the last starter kit downloaded (league/authors/views.py)
+
+
+def upload_game(request: HttpRequest) -> str | None:
+    """The game the upload form opens on: the one asked for (``?game=``), else that of the last starter kit this
+    browser downloaded; none (the form's first) if neither is a game here."""
+    for game in (request.GET.get("game"), request.COOKIES.get(KIT_GAME_COOKIE)):
+        if game in GAMES:
+            return game
+    return None
+
+
 class VersionUploadForm(forms.Form):
     file = forms.FileField(help_text="A single .py file, or a .zip with main.py (or bot.toml) at its top. Max 1 MB.")
 
@@ -95,6 +111,146 @@ class ChallengeForm(forms.Form):
     kind = forms.ChoiceField(choices=Challenge.Kind.choices, required=False)
     games = forms.IntegerField(required=False)
     opponents = IdsField(required=False)
+
+
+BOT_OPTIONS = 300  # the bot filter's choices, narrowed by the game and owner chosen; the chosen bot is always one
+TOURNAMENT_OPTIONS = 100  # the newest tournaments, narrowed by the game chosen
+RESULT_CHOICES = [("", "Any result"), ("won", "Won"), ("drew", "Drew (shared first place)"), ("lost", "Lost")]
+RATED_CHOICES = [("", "Rated or not"), ("yes", "Rated only"), ("no", "Unrated only")]
+POSITION_ERROR = "That page of matches does not exist; start again from the newest matches."
+
+
+class MatchFilterForm(forms.Form):
+    """The match index's filters, read from the query string. A value that is not among the choices, a bot, owner
+    or tournament nobody may see, a result without a bot, or a bot or tournament of another game than the one chosen
+    is a message on its field (the page answers 400), never a 500. ``before`` and ``after`` are the page's position
+    (league.play.queries.page_of), never shown: choosing filters starts again from the newest matches."""
+
+    game = forms.ChoiceField(required=False, choices=[])
+    bot = forms.CharField(required=False, widget=forms.Select)
+    owner = forms.CharField(required=False, max_length=150, label="Owner (username)")
+    result = forms.ChoiceField(required=False, choices=RESULT_CHOICES, label="The bot's result")
+    rated = forms.ChoiceField(required=False, choices=RATED_CHOICES)
+    tournament = forms.CharField(required=False, widget=forms.Select)
+    before = forms.CharField(required=False, widget=forms.HiddenInput)
+    after = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, data: Any, *, bots: QuerySet[Bot], tournaments: QuerySet[Tournament]) -> None:
+        super().__init__(data)
+        self.bots, self.tournaments = bots, tournaments
+        game = data.get("game") if data.get("game") in GAMES else None
+        cast(forms.ChoiceField, self.fields["game"]).choices = [("", "Every game")] + [
+            (game_id, GAMES[game_id].title) for game_id in GAMES
+        ]
+        owner = data.get("owner") or None  # not yet checked: only a name without NUL (PostgreSQL refuses it) narrows
+        owner = owner if owner and "\x00" not in owner else None
+        cast(forms.Select, self.fields["bot"].widget).choices = self._bot_options(game, owner)
+        cast(forms.Select, self.fields["tournament"].widget).choices = self._tournament_options(game)
+
+    def _bot_options(self, game: str | None, owner: str | None) -> list[Any]:
+        listed = self.bots.select_related("owner").only("game", "name", "owner__username")
+        listed = listed.filter(game=game) if game else listed
+        listed = listed.filter(owner__username=owner[:150]) if owner else listed
+        bots = list(listed.order_by("game", "owner__username", "name")[:BOT_OPTIONS])
+        if len(bots) == BOT_OPTIONS:
+            self.fields["bot"].help_text = f"The first {BOT_OPTIONS} are listed: choose a game or an owner to narrow."
+        chosen = parse_id(self.data.get("bot"))
+        if chosen is not None and chosen not in {bot.pk for bot in bots}:
+            bots += list(self.bots.select_related("owner").filter(pk=chosen))
+        if game:
+            return [("", "Any bot")] + [(str(bot.pk), str(bot)) for bot in bots]
+        groups: dict[str, list[tuple[str, str]]] = {}
+        for bot in bots:
+            groups.setdefault(GAMES[bot.game].title, []).append((str(bot.pk), str(bot)))
+        return [("", "Any bot"), *groups.items()]
+
+    def _tournament_options(self, game: str | None) -> list[tuple[str, str]]:
+        listed = self.tournaments.filter(game=game) if game else self.tournaments
+        chosen = parse_id(self.data.get("tournament"))
+        tournaments = list(listed.order_by("-created", "-id")[:TOURNAMENT_OPTIONS])
+        if chosen is not None and chosen not in {t.pk for t in tournaments}:
+            tournaments += list(self.tournaments.filter(pk=chosen))
+        return [("", "Any match")] + [(str(t.pk), t.name) for t in tournaments]
+
+    def clean_bot(self) -> Bot | None:
+        value = self.cleaned_data["bot"]
+        if not value:
+            return None
+        bot = self.bots.select_related("owner").filter(pk=number).first() if (number := parse_id(value)) else None
+        if bot is None:
+            raise ValidationError("No such bot: choose one from the list.", code="unknown")
+        return bot
+
+    def clean_owner(self) -> User | None:
+        value = self.cleaned_data["owner"].strip()
+        if not value:
+            return None
+        owner = User.objects.filter(username=value).first()
+        if owner is None:
+            raise ValidationError(f"Nobody here is called “{value}”.", code="unknown")
+        return owner
+
+    def clean_tournament(self) -> Tournament | None:
+        value = self.cleaned_data["tournament"]
+        if not value:
+            return None
+        found = self.tournaments.filter(pk=number).first() if (number := parse_id(value)) else None
+        if found is None:
+            raise ValidationError("No such tournament: choose one from the list.", code="unknown")
+        return found
+
+    def clean_rated(self) -> bool | None:
+        return {"yes": True, "no": False}.get(self.cleaned_data["rated"])
+
+    def clean_before(self) -> int | None:
+        return self._position("before")
+
+    def clean_after(self) -> int | None:
+        return self._position("after")
+
+    def _position(self, name: str) -> int | None:
+        value = self.cleaned_data[name]
+        if not value:
+            return None
+        if (number := parse_id(value)) is None:
+            raise ValidationError(POSITION_ERROR, code="invalid")
+        return number
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        game, bot, tournament = data.get("game"), data.get("bot"), data.get("tournament")
+        if data.get("result") and bot is None and "bot" not in self.errors:
+            self.add_error("result", "Choose a bot as well: it is that bot's result.")
+        if game and bot is not None and bot.game != game:
+            self.add_error("bot", f"{bot} plays {GAMES[bot.game].title}: choose that game, or another bot.")
+        if game and tournament is not None and tournament.game != game:
+            self.add_error("tournament", f"{tournament.name} is a {GAMES[tournament.game].title} tournament.")
+        return data
+
+    def filters(self) -> MatchFilters:
+        """The valid form's filters, for league.play.queries.finished_matches."""
+        data = self.cleaned_data
+        return MatchFilters(
+            game=data["game"] or None,
+            bot=data["bot"].pk if data["bot"] else None,
+            owner=data["owner"].pk if data["owner"] else None,
+            result=data["result"] if data["result"] in RESULTS else None,
+            rated=data["rated"],
+            tournament=data["tournament"].pk if data["tournament"] else None,
+        )
+
+    def query(self) -> dict[str, str]:
+        """The valid form's filters as the query string carries them (the empty ones left out), positions aside."""
+        data = self.cleaned_data
+        values = {
+            "game": data["game"],
+            "bot": str(data["bot"].pk) if data["bot"] else "",
+            "owner": data["owner"].username if data["owner"] else "",
+            "result": data["result"],
+            "rated": {True: "yes", False: "no", None: ""}[data["rated"]],
+            "tournament": str(data["tournament"].pk) if data["tournament"] else "",
+        }
+        return {name: value for name, value in values.items() if value}
 
 
 def first_error(form: forms.Form) -> str:

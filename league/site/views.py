@@ -35,6 +35,7 @@ from league.ladder.bot_status import bot_status
 from league.ladder.placement import placement_progress
 from league.play import disclosure
 from league.play.models import Match, Seat
+from league.play.queries import NOT_SHOWN, finished_matches, match_rows, page_of, with_seats
 from league.ratings import caching, fits
 from league.ratings import elo as ratings
 from league.ratings.models import FittedRating, RatingFit
@@ -53,10 +54,11 @@ from league.ratings.queries import (
 )
 from league.site import parts as live
 from league.site import visibility
-from league.site.forms import BotUploadForm, TokenForm, VersionUploadForm
+from league.site.forms import BotUploadForm, MatchFilterForm, TokenForm, VersionUploadForm, upload_game
 from league.tables.services import people_record, tables_of
 
 RECENT = 20
+LATEST_MATCHES = 10  # on the home page and a game's page; /matches/ lists them all
 ACTIVITY_SECONDS = 10  # a playing bot's page asks for its recent matches this often
 BOARD_SECONDS = 10  # a leaderboard page asks for its board this often
 
@@ -64,34 +66,60 @@ MY_TABLES_SHOWN = 5  # the account page's latest games against the bots; /accoun
 HEAD_TO_HEAD_SHOWN = 20  # the most-met opponents; the API has them all
 
 
-# A match list shows who sat where, never their code (an archive is up to 1 MiB a seat).
-_NOT_SHOWN = ("bot_version__archive", "bot_version__validation_log", "bot_version__validation_stderr")
+_NOT_SHOWN = NOT_SHOWN  # (the owner's bots page reads faults' seats without them too)
 
 
 def _matches(user: visibility.User | None = None) -> QuerySet[Match]:
     """Matches with their seats, as ``user`` may see them (by default as any visitor: for the shared caches)."""
-    return (
-        visibility.matches(user or AnonymousUser())
-        .prefetch_related(
-            Prefetch(
-                "seats",
-                queryset=Seat.objects.select_related("bot_version__bot__owner").defer(*_NOT_SHOWN).order_by("number"),
-            )
-        )
-        .order_by("-created", "-id")
-    )
+    return with_seats(visibility.matches(user or AnonymousUser())).order_by("-created", "-id")
 
 
 def home(request: HttpRequest) -> HttpResponse:
     # The five top fives and the latest results change only with the league's fingerprint (league/ratings/caching.py).
     tops, recent = caching.cached(f"home:{caching.board_fingerprint(None)}", _home_data)
-    boards = [(GAMES[game_id], bots) for game_id, bots in tops]
-    return render(request, "league/home.html", {"boards": boards, "recent": recent})
+    # Each board with whether a bot on it has played rated games but has no fitted Elo yet (the page says why).
+    boards = [(GAMES[game_id], bots, any(not hasattr(bot, "fitted") for bot in bots)) for game_id, bots in tops]
+    context = {"boards": boards, "recent": match_rows(recent), "all_matches": reverse("matches")}
+    return render(request, "league/home.html", context)
 
 
 def _home_data() -> tuple[list[tuple[str, list[Bot]]], list[Match]]:
     tops = [(game_id, list(leaderboard(game_id)[:5])) for game_id in GAMES]
-    return tops, list(_matches().filter(status=Match.Status.FINISHED)[:10])
+    return tops, list(_matches().filter(status=Match.Status.FINISHED)[:LATEST_MATCHES])
+
+
+def matches_url(**filters: object) -> str:
+    """The match index narrowed by ``filters`` (game=..., bot=...)."""
+    return f"{reverse('matches')}?{urlencode(filters)}"
+
+
+def matches_page(request: HttpRequest) -> HttpResponse:
+    """Every finished match a user may see, newest first, a page at a time, narrowed by filters (game, bot, owner,
+    the bot's result, rated or not, tournament). Bad filters: the form says which, with a 400."""
+    form = MatchFilterForm(
+        request.GET, bots=visibility.bots(request.user), tournaments=visibility.tournaments(request.user)
+    )
+    context: dict[str, Any] = {"form": form}
+    if not form.is_valid():
+        response = render(request, "league/matches.html", context, status=400)
+        return cache_headers.private_if_signed_in(response, request.user)
+    filters, query = form.filters(), form.query()
+    matches = finished_matches(visibility.matches(request.user), filters)
+    page = page_of(matches, before=form.cleaned_data["before"], after=form.cleaned_data["after"])
+
+    def at(position: dict[str, int]) -> str:
+        return "?" + urlencode({**query, **position})
+
+    context |= {
+        "rows": match_rows(page.matches, filters.bot),
+        "focus": form.cleaned_data["bot"],
+        "show_game": filters.game is None and filters.bot is None,
+        "filtered": bool(query),
+        "newer": at({"after": page.newer}) if page.newer else None,
+        "older": at({"before": page.older}) if page.older else None,
+        "newest": at({}) if page.newer else None,
+    }
+    return cache_headers.private_if_signed_in(render(request, "league/matches.html", context), request.user)
 
 
 BOARD_PAGE_SIZE = 100
@@ -171,6 +199,9 @@ def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None
         "provisional_games": ratings.PROVISIONAL_GAMES,
         "not_ranked": not_ranked(game),
         "seats": seat_advantage(fits.latest_fit(game)),
+        # Cached with the board: its fingerprint changes whenever a match of the game finishes, rated or not.
+        "latest": match_rows(_matches().filter(game=game, status=Match.Status.FINISHED)[:LATEST_MATCHES]),
+        "all_matches": matches_url(game=game),
     }
     return render_to_string("league/_leaderboard_content.html", context)
 
@@ -290,7 +321,14 @@ def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> live.Region:
     recent = _recent_matches(bot, [v.pk for v in versions])
     matches = caching.cached(
         f"bot-matches:{bot.pk}:{caching.digest(recent)}",
-        lambda: render_to_string("league/_matches.html", {"matches": _matches().filter(pk__in=[i for i, _ in recent])}),
+        lambda: render_to_string(
+            "league/_matches.html",
+            {
+                "rows": match_rows(_matches().filter(pk__in=[i for i, _ in recent]), focus=bot.pk),
+                "focus": bot,
+                "all_matches": matches_url(bot=bot.pk),
+            },
+        ),
     )
     playing = bot.is_active and not bot.is_paused and any(v.status == BotVersion.Status.READY for v in versions)
     in_flight = any(status not in Match.Status.finalized() for _, status in recent)
@@ -469,7 +507,7 @@ def bot_new(request: HttpRequest) -> HttpResponse:
         return _sign_up_first(request)
     if not may_upload(visibility.signed_in(request.user)):
         return _verify_email_first(request)
-    form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": request.GET.get("game")})
+    form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": upload_game(request)})
     if request.method == "POST" and form.is_valid():
         try:
             data, filename = _upload_bytes(form)

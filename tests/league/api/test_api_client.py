@@ -109,13 +109,14 @@ def test_a_generated_client_works_as_a_new_user_would_use_it(live_server: Any, i
     games = api["api.games.games_list"].sync(client=anonymous)
     assert isinstance(games, models.PaginatedGameList)
     assert games.count == len(games.results) and "love_letter" in [game.id for game in games.results]
-    love_letter = api["api.games.games_retrieve"].sync("love_letter", client=anonymous)
+    # The game is an enum in the schema (not free text): the client offers its values.
+    love_letter = api["api.games.games_retrieve"].sync(models.GameEnum.LOVE_LETTER, client=anonymous)
     assert (love_letter.min_players, love_letter.max_players) == (2, 4)
-    board = api["api.leaderboards.leaderboards_retrieve"].sync("love_letter", client=anonymous, limit=2)
+    board = api["api.leaderboards.leaderboards_retrieve"].sync(models.GameEnum.LOVE_LETTER, client=anonymous, limit=2)
     assert isinstance(board, models.Leaderboard) and board.game == "love_letter" and len(board.results) <= 2
     # Ranked bots only: a ready version and a rated game (issue #19); the house bots have not played yet.
     assert board.count == Bot.objects.filter(game="love_letter", rating__games__gt=0).count() == 0
-    matches = api["api.matches.matches_list"].sync(client=anonymous, game="love_letter")
+    matches = api["api.matches.matches_list"].sync(client=anonymous, game=models.GameEnum.LOVE_LETTER)
     assert isinstance(matches, models.PaginatedMatchList) and matches.results == []
 
     # With a token: who am I, a second token (created on the site: a token cannot mint one) listed and revoked.

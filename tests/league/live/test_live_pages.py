@@ -89,9 +89,9 @@ def test_a_bots_recent_matches_update_say_their_kind_and_settle_off_the_ladder(c
     versions = [BotVersion.objects.get(bot=hero), BotVersion.objects.get(bot=villain)]
     do_create_match("love_letter", versions)
     fresh = client.get(poll).content.decode()
-    assert "<td>ladder</td>" in fresh and "queued" in fresh
+    assert '<small class="kind muted">ladder</small>' in fresh and "queued" in fresh
     do_create_challenge(alice, hero.pk, [villain.pk], 2)
-    assert "<td>challenge</td>" in client.get(f"/bots/{hero.pk}/activity/").content.decode()
+    assert '<small class="kind muted">challenge</small>' in client.get(f"/bots/{hero.pk}/activity/").content.decode()
     Match.objects.exclude(status__in=Match.Status.finalized()).update(status=Match.Status.FAILED)
     Bot.objects.filter(pk=hero.pk).update(is_active=False)
     assert _poll(client.get(f"/bots/{hero.pk}/activity/").content.decode(), "bot-activity") is None
@@ -126,4 +126,5 @@ def test_the_bot_page_says_which_counts_are_rated(client: Client, alice, bob) ->
     rated = re.search(r'<span class="big">(\d+)</span><span class="label">rated games</span>', page)
     assert rated and rated.group(1) == "1"  # the challenge's games are unrated
     assert "All games</th>" in page and "rated or not" in page  # the versions and head to head count all three
-    assert page.count("<td>challenge</td>") == 2 and page.count("<td>ladder</td>") == 1
+    kinds = re.findall(r'<small class="kind muted">(\w+)</small>', page)
+    assert kinds.count("challenge") == 2 and kinds.count("ladder") == 1

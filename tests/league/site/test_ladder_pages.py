@@ -25,8 +25,8 @@ from tests.results import runner_result
 # Anonymous visitors; a signed-in one adds two (the session and the user). The expensive parts are cached, keyed on
 # a fingerprint of the data (league/ratings/caching.py): a first request computes them, the next ones read the
 # fingerprint. The fingerprint, the rows (with rank, fitted Elo and newest version) and their count, the new bots, the
-# newest fit (the win rate by seat).
-LEADERBOARD_QUERIES = 5
+# newest fit (the win rate by seat), the game's latest matches and their seats.
+LEADERBOARD_QUERIES = 7
 LEADERBOARD_CACHED_QUERIES = 1  # the fingerprint
 # The bot page: bot, versions, the recent matches' ids and statuses, then on a miss rating history, head to head,
 # faults, and the recent matches with their seats. Its versions' finished games and the recent matches' statuses are
@@ -329,8 +329,8 @@ def test_a_cached_bot_page_shows_a_new_match_queued_running_and_finished_at_once
     seats = [{"rank": 2, "score": 0.0}, {"rank": 1, "score": 0.0, "fault": None}]
     do_record_match_result(match.pk, runner_result({"seats": seats, "replay": {}, "wall_ms": 1}))
     newest = _recent_rows(client.get(f"/bots/{a.pk}/").content.decode())[0]
-    assert f"#{match.pk}<" in newest and 'class="status finished"' in newest
-    assert '<span class="seat winner">owner/bot02 <small>#1</small>' in newest
+    assert f"#{match.pk}<" in newest and '<td class="focus-result"><span class="result lost">lost</span>' in newest
+    assert '<a href="/bots/' in newest and 'owner/<wbr>bot02</a> <span class="result won">won</span>' in newest
 
 
 def test_a_cached_bot_page_shows_a_match_going_back_to_the_queue(client: Client, db) -> None:
