@@ -102,8 +102,11 @@ export const drawingMethods = {
   drawControls(step) {
     this.slider.value = String(step);
     this.counter.textContent = step === 0 ? `Start · ${this.last} moves` : `Move ${step} / ${this.last}`;
+    const focused = document.activeElement;
     this.buttons.first.disabled = this.buttons.prev.disabled = step === 0;
     this.buttons.next.disabled = this.buttons.end.disabled = step === this.last;
+    // A button disabled under the keyboard's focus would drop it to <body>: Play (never disabled) takes it.
+    if (focused && focused.disabled && Object.values(this.buttons).includes(focused)) this.buttons.play.focus();
   },
 
   drawMoveList(step) {

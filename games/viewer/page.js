@@ -151,7 +151,7 @@ export const pageMethods = {
       ),
       h(
         "div",
-        { class: "pv-controls" },
+        { class: "pv-controls", id: "pv-controls", tabindex: "-1" }, // the match page's skip link lands here
         h("div", { class: "pv-buttons" }, Object.values(this.buttons)),
         this.slider,
         this.counter,
