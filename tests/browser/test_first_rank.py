@@ -62,7 +62,7 @@ def test_a_newcomer_sees_rank_elo_and_chart_appear_without_a_reload(
     tab.page.fill("#id_password1", "a long enough passphrase 7")
     tab.page.fill("#id_password2", "a long enough passphrase 7")
     tab.page.click("main form button")
-    tab.page.wait_for_url(f"{tab.base}/")
+    tab.page.wait_for_url(f"{tab.base}/account/welcome/")  # the next steps after sign-up
     tab.goto("/bots/new/?game=love_letter")
     tab.page.fill("#id_name", "first")
     tab.page.set_input_files("#id_file", str(_example_bot()))
