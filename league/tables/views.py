@@ -52,8 +52,9 @@ def play_page(request: HttpRequest) -> HttpResponse:
         bot = Bot.objects.select_related("owner").filter(pk=bot_id).first()
         if bot is not None:
             game_id = bot.game
+    guest = {"guest": not request.user.is_authenticated or is_guest(request.user), "guest_hours": settings.GUEST_HOURS}
     if game_id not in GAMES:
-        return render(request, "league/play.html", {"games": [GAMES[g] for g in GAMES], "game": None})
+        return render(request, "league/play.html", {"games": [GAMES[g] for g in GAMES], "game": None, **guest})
     game = GAMES[game_id]
     players = _players(request.POST.get("players") or request.GET.get("players"), game_id)
     error, status = None, 200
@@ -98,8 +99,7 @@ def play_page(request: HttpRequest) -> HttpResponse:
         "error": error,
         "clock": tables.clock_seconds(game_id),
         "rules": rules_in_brief(game_id),
-        "guest": not request.user.is_authenticated or is_guest(request.user),
-        "guest_hours": settings.GUEST_HOURS,
+        **guest,
         "open": Table.objects.filter(
             owner_id=request.user.pk, status__in=[Table.Status.QUEUED, Table.Status.RUNNING]
         ).first(),

@@ -64,7 +64,8 @@ def test_from_the_home_page_a_visitor_goes_to_play_the_bots(open_tab: Callable[.
     tab.goto("/")
     assert "You can also play the bots yourself" in tab.page.inner_text("#play-them")
     tab.page.click("main >> text=Play against the bots")
-    assert "/account/login/" in tab.page.url  # the tables are for people with an account
+    assert tab.page.url.endswith("/play/")  # no account needed: a visitor plays as a guest (test_guests.py)
+    assert "No account needed" in tab.page.inner_text("main")
     tab.page.click("main >> text=Sign up")
     _fill_sign_up(tab, "player")
     assert tab.page.url.endswith("/play/"), tab.page.url  # where the visitor was going, not a dead end

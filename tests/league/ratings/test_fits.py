@@ -219,7 +219,7 @@ def test_the_home_page_and_my_bots_show_the_fitted_elo(client: Client) -> None:
     bots = league(3)
     play_ordered(bots, 30)
     client.force_login(bots[0].owner)
-    assert "not fitted yet" in client.get("/").content.decode()
+    assert "Elo soon" in client.get("/").content.decode()  # (the home page says it in words: issue 32, stumble 14)
     assert "Elo not fitted yet after" in client.get("/account/bots/").content.decode()
     fits.refit_game("love_letter")
     row = FittedRating.objects.get(bot=bots[0])

@@ -19,7 +19,7 @@ PERSON_KEYS = {"observation", "legal_actions", "blanks"}
 SPECTATOR_KEYS = {"public"}
 COMMON_KEYS = {
     "id", "game", "status", "players", "seats", "person_seat", "move_count", "to_move", "narration", "role",
-    "clock_seconds", "clock_left", "forfeited", "queue", "message", "result", "replay_url",
+    "clock_seconds", "clock_left", "forfeited", "resigned", "queue", "message", "result", "replay_url",
 }  # fmt: skip
 
 
