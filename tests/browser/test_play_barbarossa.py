@@ -9,35 +9,20 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from games.barbarossa.lexicon import WORDS
 from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
-from workers.tables import play_table
+from tests.browser.table_worker import play_in_background
 
 ROOT = "[data-parlour-table]"
 CONTROLS = f"{ROOT} [data-controls]"
 ENABLED = ":not([disabled]):not([hidden])"
-
-
-def _play_in_background(table_id: int, blocker: Any) -> threading.Thread:
-    def run() -> None:
-        with blocker.unblock():
-            try:
-                play_table(table_id)
-            finally:
-                connection.close()  # this thread's own: the test database is dropped at the end of the run
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
 
 
 class Person:
@@ -164,7 +149,7 @@ def test_a_person_plays_a_whole_game_of_barbarossa_with_its_own_controls(
     tab.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
     opponents = [seat["label"] for i, seat in enumerate(table.seats) if i != table.person_seat]
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     person = Person(tab, random.Random(seed), size)
     submissions = 0
     phases: dict[str, int] = {}

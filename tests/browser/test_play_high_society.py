@@ -10,35 +10,20 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
-from workers.tables import play_table
+from tests.browser.table_worker import play_in_background
 
 ROOT = "[data-parlour-table]"
 DEALS = {"phone": (1, 8), "laptop": (2, 5)}  # the person's seat and the table's seed (the deck's order)
 RNG_SEEDS = {"phone": 17, "laptop": 23}  # the person's choices
 CONTROLS = f"{ROOT}[data-turn=mine] [data-controls]"
-
-
-def _play_in_background(table_id: int, blocker) -> threading.Thread:
-    def run() -> None:
-        with blocker.unblock():
-            try:
-                play_table(table_id)
-            finally:
-                connection.close()  # this thread's own: the test database is dropped at the end of the run
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
 
 
 def _view(tab: Tab) -> dict[str, Any]:
@@ -133,7 +118,7 @@ def test_a_person_plays_high_society_with_money_cards(
     table.refresh_from_db()
     labels = [s["label"] for s in table.seats]
     opponents = [s["label"] for s in table.seats if s["kind"] != "person"]
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     rng = random.Random(RNG_SEEDS[size])
     submissions = bids = passes = discards = 0
     named = keyboard_checked = False

@@ -8,34 +8,19 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 import time
 from collections.abc import Callable
 
 import pytest
-from django.db import connection
 
 from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
-from workers.tables import play_table
+from tests.browser.table_worker import play_in_background
 
 ROOT = "[data-parlour-table]"
 CONTROLS = f"{ROOT} [data-controls]"
 # What a choice must never read like: a seat number, the protocol's keys, JSON.
 PROTOCOL_WORDS = re.compile(r"\bseat \d|\btarget\b|\bguess\b|[{}\[\]\"]|\bnull\b")
-
-
-def _play_in_background(table_id: int, blocker) -> threading.Thread:
-    def run() -> None:
-        with blocker.unblock():
-            try:
-                play_table(table_id)
-            finally:
-                connection.close()  # this thread's own: the test database is dropped at the end of the run
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
 
 
 def _labels(person: Tab, selector: str) -> list[str]:
@@ -64,7 +49,7 @@ def test_a_person_plays_love_letter_with_its_own_controls(
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
     bots = [s["label"] for s in table.seats if s["kind"] != "person"]
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     rng = random.Random(11 if size == "phone" else 12)
     started = time.monotonic()
     submissions = turns = 0

@@ -8,34 +8,19 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 import time
 from collections.abc import Callable
 
 import pytest
-from django.db import connection
 
 from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, SCREENSHOTS, Tab
-from workers.tables import play_table
+from tests.browser.table_worker import play_in_background
 
 ROOT = "[data-parlour-table]"
 CONTROLS = f"{ROOT}[data-turn=mine] [data-controls]"
 # What a person must never be shown: JSON, seat numbers, the engine's row numbers, card ids.
 PROTOCOL_WORDS = re.compile(r"[{}\"]|\bseat \d|\brow -?\d|\bid\b|\bplay \d")
-
-
-def _play_in_background(table_id: int, blocker) -> threading.Thread:
-    def run() -> None:
-        with blocker.unblock():
-            try:
-                play_table(table_id)
-            finally:
-                connection.close()  # this thread's own: the test database is dropped at the end of the run
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
 
 
 def _choose_a_card(tab: Tab, rng: random.Random, keyboard: bool) -> bool:
@@ -69,7 +54,7 @@ def test_a_person_plays_ranczo_by_its_cards_and_grid(
     table = Table.objects.get(owner=alice)
     opponents = [seat["label"] for seat in table.seats if seat["kind"] != "person"]
     assert len(opponents) == players - 1
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     rng = random.Random(seed)
     submissions = buried = by_keyboard = 0
     labels: list[str] = []
@@ -155,7 +140,7 @@ def test_when_no_card_fits_the_person_slides_one_under_the_deck(
     low = [{"value": 1}] * 7 + [{"value": 2, "balloon": i == 0} for i in range(7)]
     deck = high[:14] + low[:1] + high[14:] + low[1:]  # two hands, the first card (a hen), the draws, then 1s and 2s
     Table.objects.filter(pk=table.pk).update(options={"deck": deck})
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     tab.page.wait_for_selector(f"{CONTROLS} .rz-pick", timeout=20000)
     assert "None of your cards fits" in tab.page.inner_text(f"{CONTROLS} .rz-say")
     picks = tab.page.locator(f"{CONTROLS} .rz-pick")

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
 from collections.abc import Callable
 from math import comb
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from games.ten.scoring import score_cards
 from league.play.replays import renderer_url
 from league.tables.models import Table
 from tests.browser.conftest import LAPTOP, PHONE, Tab
-from workers.tables import play_table
+from tests.browser.table_worker import play_in_background
 
 ROOT = "[data-parlour-table]"
 CONTROLS = "[data-controls]"
@@ -44,19 +42,6 @@ NARRATION = """() => {
   const viewer = window.parlourViewer;
   return viewer.spectator.frames.map((_, step) => viewer.narration(step).map((line) => line.text).join(" "));
 }"""
-
-
-def _play_in_background(table_id: int, blocker) -> threading.Thread:
-    def run() -> None:
-        with blocker.unblock():
-            try:
-                play_table(table_id)
-            finally:
-                connection.close()  # this thread's own: the test database is dropped at the end of the run
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
 
 
 def _wait_moved(tab: Tab, moved: str) -> None:
@@ -143,7 +128,7 @@ def test_a_person_plays_a_whole_game_of_ten_with_its_controls(
     Table.objects.filter(pk=table.pk).update(seed=7 if obvious else 11)  # the same deal each run
     posts: list[str] = []
     person.page.on("request", lambda r: posts.append(r.url) if r.method == "POST" and "/act/" in r.url else None)
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     bots = [seat["label"] for i, seat in enumerate(table.seats) if i != table.person_seat]
     rng = random.Random(3 if obvious else 4)
     clicked = obvious_seen = keyed = left_to_click = 0

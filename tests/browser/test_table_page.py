@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from league.tables.models import Table
 from tests.browser.conftest import PHONE, Tab
-from tests.browser.test_tables import _play_in_background
+from tests.browser.table_worker import play_in_background
 
 
 def test_a_person_on_a_phone_resigns_then_plays_again(open_tab: Callable[..., Tab], alice, django_db_blocker) -> None:
@@ -20,7 +20,7 @@ def test_a_person_on_a_phone_resigns_then_plays_again(open_tab: Callable[..., Ta
     person.page.click("[data-sit]")
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     root = "[data-parlour-table]"
     person.page.wait_for_selector(f"{root}[data-turn=mine]", timeout=30000)
     # The move is in view, docked at the bottom of the phone's screen, without scrolling down to it.

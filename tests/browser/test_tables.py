@@ -9,17 +9,15 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import threading
 import time
 from collections.abc import Callable
 
 import pytest
-from django.db import connection
 
 from games.registry import GAMES
 from league.tables.models import Table
 from tests.browser.conftest import PHONE, Tab
-from workers.tables import play_table
+from tests.browser.table_worker import play_in_background
 
 LATENCIES: dict[str, float] = {}  # game -> the median ms from a click to the bots' reply drawn (docs/benchmarks.md)
 
@@ -47,19 +45,6 @@ def _fill_and_play(person: Tab, form, rng: random.Random) -> None:
     form.locator(".tb-play").click()
 
 
-def _play_in_background(table_id: int, blocker) -> threading.Thread:
-    def run() -> None:
-        with blocker.unblock():
-            try:
-                play_table(table_id)
-            finally:
-                connection.close()  # this thread's own: the test database is dropped at the end of the run
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     open_tab: Callable[..., Tab], alice, game_id: str, django_db_blocker
@@ -69,7 +54,7 @@ def test_a_person_plays_a_whole_game_and_a_spectator_watches(
     person.page.click("[data-sit]")
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     spectator = open_tab()
     spectator.goto(f"/tables/{table.pk}/")
     root = "[data-parlour-table]"
@@ -140,7 +125,7 @@ def test_the_spectator_never_sees_the_persons_hand(open_tab: Callable[..., Tab],
     person.page.click("[data-sit]")
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     person.page.wait_for_selector("[data-parlour-table][data-turn=mine] .tb-action", state="attached", timeout=20000)
     person.page.wait_for_selector("[data-clock]:not([hidden])")  # the person's clock is shown, counting down
     person.shot("table-love_letter-person-turn")
@@ -174,7 +159,7 @@ def test_a_person_plays_a_sandboxed_bot(open_tab: Callable[..., Tab], alice, bob
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
     assert [s["bot_id"] for s in table.seats if s["kind"] == "bot"] == [bot.pk]
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     root = "[data-parlour-table]"
     rng = random.Random(2)
     for _ in range(200):
@@ -209,7 +194,7 @@ def test_blanks_are_controls_that_fit_a_phone(open_tab: Callable[..., Tab], alic
     person.page.click("[data-sit]")
     person.page.wait_for_url("**/tables/*/")
     table = Table.objects.get(owner=alice)
-    worker = _play_in_background(table.pk, django_db_blocker)
+    worker = play_in_background(table.pk, django_db_blocker)
     # (This test fills the protocol's own controls, folded below the game's: unfold them.)
     person.page.wait_for_selector("[data-parlour-table][data-turn=mine] [data-raw-actions]", timeout=20000)
     person.page.evaluate("document.querySelectorAll('[data-raw-actions]').forEach((d) => { d.open = true; })")
@@ -253,7 +238,7 @@ def test_a_person_cancels_a_queued_table_and_sits_again(open_tab: Callable[..., 
     person.page.wait_for_url("**/tables/*/")
     second = Table.objects.exclude(pk=first.pk).get(owner=alice)
     assert person.page.is_visible("[data-cancel]")
-    worker = _play_in_background(second.pk, django_db_blocker)
+    worker = play_in_background(second.pk, django_db_blocker)
     person.page.wait_for_selector("[data-parlour-table][data-status=running]", timeout=20000)
     assert not person.page.is_visible("[data-cancel]")
     Table.objects.filter(pk=second.pk).update(clock_seconds=1)  # the person forfeits by leaving: end quickly
