@@ -394,6 +394,8 @@ LIVE_MATCH_INTERVAL_MS = env_int("LIVE_MATCH_INTERVAL_MS", 150, minimum=0)
 # Parlour TV on /live/ (docs/live.md): a replayed game's pace (ms a move); how long its result stays before the next.
 LIVE_BROADCAST_MOVE_MS = env_int("LIVE_BROADCAST_MOVE_MS", 1500, minimum=10)
 LIVE_BROADCAST_RESULT_MS = env_int("LIVE_BROADCAST_RESULT_MS", 6000, minimum=10)
+# A long game (TEN: some 300 moves) is played faster so a broadcast lasts about this long, never under 0.4 s a move.
+LIVE_BROADCAST_MAX_SECONDS = env_int("LIVE_BROADCAST_MAX_SECONDS", 180, minimum=1)
 # Live event streams (league/site/event_stream.py, docs/live.md): open at once per web process, and from one address
 # (429 past it, 503 past the total, each with Retry-After); how often each web process re-reads the rows it streams
 # (with

@@ -107,6 +107,7 @@ def live_page(request: HttpRequest) -> HttpResponse:
         "next": reverse("live-next"),
         "move_ms": settings.LIVE_BROADCAST_MOVE_MS,
         "result_ms": settings.LIVE_BROADCAST_RESULT_MS,
+        "max_ms": settings.LIVE_BROADCAST_MAX_SECONDS * 1000,
         "first": featured,
     }
     context = {"live": _live_list(), "featured": featured, "tv": tv}

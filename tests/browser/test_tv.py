@@ -155,3 +155,18 @@ def test_a_slow_league_match_in_play_is_featured_live_then_the_replays(
     assert len(set(steps)) >= 3 and steps == sorted(steps), steps  # the moves appeared as they were played
     assert after["match"] in {replayed.pk, match.pk} and after["caption"].startswith("Replay: ")
     tab.assert_no_errors()
+
+
+def test_a_long_game_is_broadcast_faster(open_tab: Callable[..., Tab], settings) -> None:
+    # TEN's 300 moves at 1.5 s took 7.5 minutes: a long game is paced to last about LIVE_BROADCAST_MAX_SECONDS.
+    settings.LIVE_BROADCAST_MOVE_MS = 1500
+    settings.LIVE_BROADCAST_MAX_SECONDS = 10
+    caches[broadcasts.CACHE].clear()
+    moves = record("love_letter", ["heuristic", "random"], 11).replay["moves"]
+    rank("love_letter", "heuristic", "random")
+    tab = open_tab()
+    tab.goto("/live/")
+    tab.page.wait_for_selector(f"{TV}[data-phase='playing']")
+    pace = tab.page.evaluate("window.parlourTv.pace")
+    assert pace == max(400, min(1500, 10_000 / len(moves))) < 1500, (pace, len(moves))
+    tab.assert_no_errors()

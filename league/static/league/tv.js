@@ -174,6 +174,9 @@ async function playReplay(item, token) {
   const last = views.length - 1;
   const seats = doc.seats;
   setPhase("playing");
+  // A long game (TEN: some 300 moves) goes faster, so a broadcast lasts about config.max_ms; never under 0.4 s a move.
+  const pace = Math.min(config.move_ms, Math.max(400, config.max_ms / Math.max(1, last)));
+  state.pace = pace;
   for (let step = 0; step <= last; step += 1) {
     const frame = doc.frames[step];
     const final = step === last && doc.over;
@@ -185,7 +188,7 @@ async function playReplay(item, token) {
     showProgress(step, last, false);
     const lines = step === 0 ? [`${doc.title}, ${doc.players} players: the deal.`] : narrate(renderer, frame.lines, ctx);
     showSay(frame.move ? frame.move.seat : null, seats, lines);
-    await sleep(step === last ? Math.min(config.move_ms, 800) : config.move_ms);
+    await sleep(step === last ? Math.min(pace, 800) : pace);
     if (token !== run) return;
   }
   showResult(seats, doc.over ? doc.outcome : null, null);
