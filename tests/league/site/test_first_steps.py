@@ -28,7 +28,7 @@ def _ranked_unfitted_bot() -> Bot:
 
 def test_the_home_page_says_in_words_that_a_bot_gets_its_elo_soon(client: Client, db) -> None:
     _ranked_unfitted_bot()
-    page = client.get("/").content.decode()
+    page = client.get("/").content.decode().replace("<wbr>", "")  # (a name may break after its owner's "/")
     assert "house/fresh" in page
     assert "not fitted" not in page and "fitted" not in page.lower()
     assert '<span class="muted small elo-soon">Elo soon</span>' in page
@@ -134,9 +134,9 @@ def test_the_first_bot_page_does_not_ask_a_signed_in_reader_to_sign_up(client: C
     client.force_login(alice)
     response = client.get("/first-bot/")
     signed_in = response.content.decode()
-    assert "/account/signup/" not in signed_in.split("<main>", 1)[1]
+    assert "/account/signup/" not in signed_in.split("<main", 1)[1]
     assert "You are signed in" in signed_in and '<a href="/account/tokens/">API tokens</a>' in signed_in
-    assert "<!--" not in signed_in.split("<main>", 1)[1]
+    assert "<!--" not in signed_in.split("<main", 1)[1]
     assert "private" in response["Cache-Control"]  # a shared cache must not hand it to the next visitor
     # The numbered steps stay one list: the guide's markers leave no gap in it.
     assert re.search(r"<ol>\s*<li>You are signed in", signed_in)

@@ -295,13 +295,14 @@ def test_a_cached_bot_page_shows_a_new_result_in_its_chart_and_head_to_head(clie
 
 def test_a_cached_home_page_shows_a_new_bot_and_its_first_result(client: Client, db) -> None:
     bots = _league(n=2, matches=1)
-    assert "owner/bot01" in client.get("/").content.decode()
+    assert "owner/bot01" in client.get("/").content.decode().replace("<wbr>", "")  # (a name may break after the "/")
     newcomer = Bot.objects.create(owner=bots[0].owner, game="love_letter", name="newcomer")
     Rating.objects.create(bot=newcomer)
     BotVersion.objects.create(bot=newcomer, number=1, builtin="random", status=BotVersion.Status.READY)
-    assert "owner/newcomer" not in client.get("/").content.decode()  # not ranked before its first rated game
+    # not ranked before its first rated game
+    assert "owner/newcomer" not in client.get("/").content.decode().replace("<wbr>", "")
     match = _play([newcomer, bots[0]], [1, 2])
-    home = client.get("/").content.decode()
+    home = client.get("/").content.decode().replace("<wbr>", "")
     assert f"#{match.pk}<" in home and "owner/newcomer" in home  # among the latest matches, and now ranked
 
 

@@ -18,7 +18,7 @@ def test_the_home_page_lists_every_game(client: Client, db) -> None:
     assert b"parlour/heuristic" not in response.content
     Rating.objects.filter(bot__name="heuristic", bot__game="love_letter").update(games=1)
     caches["pages"].clear()  # a rating written by hand, not by a recorded match: the fingerprint cannot see it
-    assert b"parlour/heuristic" in client.get("/").content
+    assert b"parlour/heuristic" in client.get("/").content.replace(b"<wbr>", b"")  # (a name may break after the "/")
 
 
 def test_the_leaderboard_lists_bots_with_elo(client: Client, db) -> None:
