@@ -285,8 +285,10 @@ def test_a_knockout_page_draws_its_bracket_without_javascript(staff, client, dja
     do_start_tournament(tournament)
     page = client.get(f"/tournaments/{tournament.pk}/").content.decode()
     assert "<svg" in page and "Semi-finals" in page and "Final" in page
-    # Drawn on the server: the one script is htmx, which only asks for the live part again.
-    assert page.count("<script") == 1 and '<script src="/static/league/htmx.min.js" defer>' in page
+    # Drawn on the server: the scripts are htmx, which only asks for the live part again, and the site's own (the
+    # phone menu, scrolling boxes named for the keyboard).
+    assert page.count("<script") == 2 and '<script src="/static/league/htmx.min.js" defer>' in page
+    assert '<script src="/static/league/site.js">' in page
     assert page.count('class="box placeholder"') == 2 + 1, "the semi-finals and the final are still to come"
     assert "Quarter-finals" in page
     play_out(tournament, by_strength(_strength(bots)))
