@@ -68,7 +68,7 @@ def test_a_long_replay_is_light_and_its_first_frame_is_quick(open_tab: Callable[
     print("\nviewer figures:", json.dumps(figures, indent=2))
 
     assert moves >= 100, "a long replay"
-    assert figures["js_files"] == 7  # the shell's six modules and the game's renderer: no framework, no CDN
+    assert figures["js_files"] == 8  # the shell's six modules, the game's renderer and the site's menu: no framework
     assert figures["page_weight_bytes"] < 150_000
     assert figures["first_frame_ms"] < 3_000
     assert figures["draw_one_step_ms"] < 50
