@@ -9,7 +9,7 @@ empty, the hooks ``before_record`` and ``while_recording`` are bound to no-ops, 
   or a dropped network link would; SQLite, which has no server connection, raises ``OperationalError`` there and
   closes the file after the rollback. Nothing of the transaction remains; ``run_match`` must record the result again,
   once.
-- ``record_barrier=DIR:N``: before recording, a worker waits (up to 90 s) until N workers are waiting in DIR, so that
+- ``record_barrier=DIR:N``: before recording, a worker waits (up to 30 s) until N workers are waiting in DIR, so that
   N results are recorded at the same instant (the rating rows' locks must serialise them).
 - ``refuse_text=MARKER``: while recording, the database refuses (``DataError``, as PostgreSQL refuses a NUL in a text
   column) every statement that would store a text containing MARKER: a bot that writes it stands for one whose
@@ -30,7 +30,7 @@ from django.db import DataError, OperationalError, connection
 
 log = logging.getLogger(__name__)
 
-BARRIER_TIMEOUT_S = 90  # generous: on a loaded 2-core machine the second worker can take half a minute to arrive
+BARRIER_TIMEOUT_S = 30.0
 _dropped = False  # drop_db_while_recording fires once per process
 
 

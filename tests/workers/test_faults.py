@@ -215,7 +215,9 @@ def test_two_matches_of_one_bot_recorded_at_the_same_instant_both_change_its_rat
     league, owner, tmp_path
 ) -> None:
     barrier = f"record_barrier={tmp_path / 'barrier'}:2"
-    workers = [league.start(PARLOUR_FAULTS=barrier), league.start(PARLOUR_FAULTS=barrier)]
+    # No chains: a worker that finished its match first would otherwise claim the other one before it records (and
+    # meets the barrier alone) whenever the other worker is slow to take its message (seen under load).
+    workers = [league.start(PARLOUR_FAULTS=barrier, MATCH_CHAIN_MAX="1") for _ in range(2)]
     shared = league_bot(owner, "shared", builtin="heuristic")
     first = do_create_match("love_letter", [shared, league_bot(owner, "x", builtin="random")])
     second = do_create_match("love_letter", [league_bot(owner, "y", builtin="random"), shared])
