@@ -70,6 +70,7 @@ TABLE: dict[tuple[str, str], tuple[set[int], ...]] = {
     ("get", "/api/tables/{id}/"): ({404},) * 4,  # no table in this world
     ("post", "/api/tables/{id}/act/"): (ANON_WRITE, {400, 404}, {400, 404}, {400, 404}),
     ("post", "/api/tables/{id}/cancel/"): (ANON_WRITE, {404}, {404}, {404}),
+    ("post", "/api/tables/{id}/resign/"): (ANON_WRITE, {404}, {404}, {404}),
     ("get", "/api/tokens/"): USER_READ,
     ("post", "/api/tokens/"): (ANON_WRITE, {403}, {403}, {201, 400}),  # by session only: alice and bob send tokens
     ("delete", "/api/tokens/{id}/"): (ANON_WRITE, {204}, {404}, {404}),
