@@ -15,6 +15,7 @@ from league.accounts.models import ApiToken, VerifiedEmail
 from league.core.errors import (
     EmailUnverified,
     GuestsOnlyPlay,
+    ServiceError,
     VerificationExpired,
     VerificationForOldAddress,
     VerificationInvalid,
@@ -32,23 +33,26 @@ def is_email_verified(user: AbstractBaseUser) -> bool:
     return VerifiedEmail.objects.filter(user_id=user.pk, email__iexact=email).exists()
 
 
-def may_upload(user: AbstractBaseUser) -> bool:
-    """Uploads need a verified address when REQUIRE_EMAIL_VERIFICATION is on; staff are exempt (an operator's
-    accounts come from `createsuperuser` or the admin, with no mail step)."""
+def upload_refusal(user: AbstractBaseUser) -> ServiceError | None:
+    """Why ``user`` may not upload a bot now, or None: a guest may only play (403 ``forbidden``); with
+    REQUIRE_EMAIL_VERIFICATION on, an address not verified yet (403 ``email_unverified``). Staff are exempt from the
+    verification (an operator's accounts come from `createsuperuser` or the admin, with no mail step)."""
     if is_guest(user):
-        return False  # a guest may only play
-    if not settings.REQUIRE_EMAIL_VERIFICATION or getattr(user, "is_staff", False):
-        return True
-    return is_email_verified(user)
+        return GuestsOnlyPlay()
+    if not settings.REQUIRE_EMAIL_VERIFICATION or getattr(user, "is_staff", False) or is_email_verified(user):
+        return None
+    return EmailUnverified()
+
+
+def may_upload(user: AbstractBaseUser) -> bool:
+    return upload_refusal(user) is None
 
 
 def require_verified_email(user: AbstractBaseUser) -> None:
-    """Refuses an upload by a guest (403 ``forbidden``) or by a user who must verify their address first (403
-    ``email_unverified``)."""
-    if is_guest(user):
-        raise GuestsOnlyPlay()
-    if not may_upload(user):
-        raise EmailUnverified()
+    """Refuses an upload ``upload_refusal`` refuses."""
+    refusal = upload_refusal(user)
+    if refusal is not None:
+        raise refusal
 
 
 def verification_key(user: User) -> str:

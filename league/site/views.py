@@ -25,12 +25,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from bots.packaging import MAX_UPLOAD_BYTES
 from games.registry import GAMES
 from league.accounts.guests import is_guest
-from league.accounts.services import may_upload
+from league.accounts.services import may_upload, upload_refusal
 from league.accounts.tokens import do_create_token, do_revoke_token
 from league.bots.models import Bot, BotVersion
 from league.bots.services import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.core import cache_headers
-from league.core.errors import ErrorCode, RateLimited, ServiceError, UploadTooLarge
+from league.core.errors import ErrorCode, GuestsOnlyPlay, RateLimited, ServiceError, UploadTooLarge
 from league.core.time_ago import time_ago
 from league.ladder.bot_status import BotStatus, bot_status
 from league.ladder.placement import placement_progress
@@ -612,10 +612,9 @@ def _upload_bytes(form: BotUploadForm | VersionUploadForm) -> tuple[bytes, str]:
 
 @login_required
 def bot_new(request: HttpRequest) -> HttpResponse:
-    if is_guest(request.user):
-        return _sign_up_first(request)
-    if not may_upload(visibility.signed_in(request.user)):
-        return _verify_email_first(request)
+    refusal = upload_refusal(visibility.signed_in(request.user))
+    if refusal is not None:
+        return _sign_up_first(request) if isinstance(refusal, GuestsOnlyPlay) else _verify_email_first(request)
     form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": upload_game(request)})
     if request.method == "POST" and form.is_valid():
         try:
