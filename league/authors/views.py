@@ -35,8 +35,7 @@ from league.challenges.services import do_create_challenge, do_create_version_te
 from league.core import cache_headers
 from league.core.doc_markdown import render_markdown
 from league.core.errors import RateLimited, ServiceError
-from league.site import parts as live
-from league.site import visibility
+from league.site import parts, visibility
 from league.site.forms import KIT_GAME_COOKIE, ChallengeForm, first_error
 
 logger = logging.getLogger(__name__)
@@ -279,12 +278,12 @@ def challenge_results(request: HttpRequest, pk: int) -> HttpResponse:
     challenge = get_object_or_404(
         visibility.challenges(request.user).select_related("owner", "version__bot__owner"), pk=pk
     )
-    return cache_headers.no_store(live.fragment(request, _live_results(challenge, challenge_report(challenge))))
+    return cache_headers.no_store(parts.fragment(request, _live_results(challenge, challenge_report(challenge))))
 
 
-def _live_results(challenge: Challenge, result: Report) -> live.Region:
+def _live_results(challenge: Challenge, result: Report) -> parts.Region:
     context = {"challenge": challenge, "game": GAMES[challenge.game], "report": result}
-    return live.region(
+    return parts.region(
         "challenge-live",
         reverse("challenge-results", args=[challenge.pk]),
         render_to_string("league/authors/_challenge_live.html", context),

@@ -25,8 +25,7 @@ from league.core.ids import parse_id
 from league.live import broadcasts, watch
 from league.play.models import Match
 from league.play.replays import renderer_url
-from league.site import event_stream, visibility
-from league.site import parts as live
+from league.site import event_stream, parts, visibility
 from league.site.stream_hub import Feed
 from league.tables import services as tables
 
@@ -70,11 +69,11 @@ async def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | Str
     return await event_stream.follow(request, MATCHES, pk, viewer)
 
 
-def _live_list() -> live.Region:
+def _live_list() -> parts.Region:
     content = render_to_string(
         "league/_live_lists.html", {"tables": tables.live_tables(), "matches": watch.live_matches(), "games": GAMES}
     )
-    return live.region("live-lists", reverse("live-lists"), content, seconds=LIVE_LIST_SECONDS, settled=False)
+    return parts.region("live-lists", reverse("live-lists"), content, seconds=LIVE_LIST_SECONDS, settled=False)
 
 
 def _broadcast(item: broadcasts.Broadcast | None) -> dict[str, Any] | None:
@@ -136,4 +135,4 @@ def live_broadcast_frames(request: HttpRequest, pk: int) -> HttpResponse:
 
 def live_lists(request: HttpRequest) -> HttpResponse:
     """/live/'s lists alone, for htmx every few seconds; 204 when the asker has seen them already."""
-    return cache_headers.no_store(live.fragment(request, _live_list()))
+    return cache_headers.no_store(parts.fragment(request, _live_list()))

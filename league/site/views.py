@@ -53,8 +53,7 @@ from league.ratings.queries import (
     ordinal,
     versions_with_games,
 )
-from league.site import parts as live
-from league.site import visibility
+from league.site import parts, visibility
 from league.site.forms import BotUploadForm, MatchFilterForm, TokenForm, VersionUploadForm, upload_game
 from league.tables.seating import seatable
 from league.tables.services import people_record, tables_of
@@ -148,7 +147,7 @@ def leaderboard_page(request: HttpRequest, game: str) -> HttpResponse:
 def leaderboard_board(request: HttpRequest, game: str) -> HttpResponse:
     """The leaderboard page's board alone, for the same sort, order and page; 204 if the asker has seen it."""
     _game(game)
-    return cache_headers.no_store(live.fragment(request, _live_board(request, game)))
+    return cache_headers.no_store(parts.fragment(request, _live_board(request, game)))
 
 
 def _game(game: str) -> Any:
@@ -157,7 +156,7 @@ def _game(game: str) -> Any:
     return GAMES[game]
 
 
-def _live_board(request: HttpRequest, game: str) -> live.Region:
+def _live_board(request: HttpRequest, game: str) -> parts.Region:
     """Everything below the navigation bar is the same for every visitor: it is rendered once per (sort, order,
     page) and fingerprint of the game's ratings (league/ratings/caching.py), then served from the cache in one query. A
     ladder never settles: the board is asked for as long as the page is open (mostly answered 204)."""
@@ -173,7 +172,7 @@ def _live_board(request: HttpRequest, game: str) -> live.Region:
     content = caching.cached(key, lambda: _leaderboard_content(game, sort, backwards, number))
     query = {"sort": sort, **({"order": "reverse"} if backwards else {}), "page": page_key}
     url = reverse("leaderboard-board", args=[game])
-    return live.region("board", url, content, seconds=BOARD_SECONDS, settled=False, query=query)
+    return parts.region("board", url, content, seconds=BOARD_SECONDS, settled=False, query=query)
 
 
 def _leaderboard_content(game: str, sort: str, reverse: bool, number: str | None) -> str:
@@ -267,14 +266,14 @@ def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
     """The bot page's summary alone: what htmx asks for while it can change; 204 if the asker has seen it."""
     bot = _visible_bot(request, pk)
     summary, _versions = _bot_summary(request, bot, visibility.sees_owner_data(request.user, bot))
-    return cache_headers.no_store(live.fragment(request, summary))
+    return cache_headers.no_store(parts.fragment(request, summary))
 
 
 def _visible_bot(request: HttpRequest, pk: int) -> Bot:
     return get_object_or_404(visibility.bots(request.user).select_related("owner", "rating", "fitted"), pk=pk)
 
 
-def _bot_summary(request: HttpRequest, bot: Bot, is_owner: bool) -> tuple[live.Region, Sequence[BotVersion]]:
+def _bot_summary(request: HttpRequest, bot: Bot, is_owner: bool) -> tuple[parts.Region, Sequence[BotVersion]]:
     """The bot page's summary as a live region: its name and tags, status, Elo, rank, rated games, chart, head to
     head, faults and versions, rendered together so that no part of it says something another part has moved past
     (issue 19: "Placing… rank so far 2nd" beside "Not ranked yet"). With ``versions_with_games(bot)``."""
@@ -306,7 +305,7 @@ def _bot_summary(request: HttpRequest, bot: Bot, is_owner: bool) -> tuple[live.R
     }
     content = render_to_string("league/_bot_summary.html", context, request=request)
     seconds = summary_pace(bot, status, versions, rating, fitted)
-    region = live.region(
+    region = parts.region(
         "bot-summary",
         reverse("bot-status", args=[bot.pk]),
         content,
@@ -413,10 +412,10 @@ def bot_activity(request: HttpRequest, pk: int) -> HttpResponse:
     """The bot page's recent matches alone: what htmx asks for while the bot plays; 204 if unchanged."""
     bot = get_object_or_404(visibility.bots(request.user), pk=pk)
     versions = list(BotVersion.objects.filter(bot=bot).only("id", "status"))
-    return cache_headers.no_store(live.fragment(request, _live_activity(bot, versions)))
+    return cache_headers.no_store(parts.fragment(request, _live_activity(bot, versions)))
 
 
-def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> live.Region:
+def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> parts.Region:
     """Recent matches, asked for again while the bot can play: on the ladder with a ready version, with a version
     waiting for validation (its placement burst follows at once), or with a match still queued or running (a
     challenge's or a tournament's)."""
@@ -435,7 +434,7 @@ def _live_activity(bot: Bot, versions: Sequence[BotVersion]) -> live.Region:
     playing = bot.is_active and not bot.is_paused and any(v.status == BotVersion.Status.READY for v in versions)
     waiting = bot.is_active and any(v.status == BotVersion.Status.PENDING for v in versions)
     in_flight = any(status not in Match.Status.finalized() for _, status in recent)
-    return live.region(
+    return parts.region(
         "bot-activity",
         reverse("bot-activity", args=[bot.pk]),
         matches,
@@ -666,10 +665,10 @@ def my_bots(request: HttpRequest) -> HttpResponse:
 @login_required
 def my_bots_live(request: HttpRequest) -> HttpResponse:
     """My bots' list alone: what htmx asks for while one of them can change; 204 if the asker has seen it."""
-    return cache_headers.no_store(live.fragment(request, _my_bots(request)))
+    return cache_headers.no_store(parts.fragment(request, _my_bots(request)))
 
 
-def _my_bots(request: HttpRequest) -> live.Region:
+def _my_bots(request: HttpRequest) -> parts.Region:
     user = visibility.signed_in(request.user)
     versions = Prefetch("versions", queryset=BotVersion.objects.defer("archive").order_by("-number"))
     bots = list(
@@ -710,7 +709,7 @@ def _my_bots(request: HttpRequest) -> live.Region:
         paces.append(summary_pace(bot, status, listed, rating, fitted))
     content = render_to_string("league/_my_bots.html", {"rows": rows}, request=request)
     asking = [seconds for seconds in paces if seconds is not None]
-    return live.region(
+    return parts.region(
         "my-bots", reverse("my-bots-live"), content, seconds=min(asking, default=SUMMARY_SECONDS), settled=not asking
     )
 

@@ -16,8 +16,7 @@ from django.urls import reverse
 from games.registry import GAMES
 from league.core import cache_headers
 from league.ratings import caching
-from league.site import parts as live
-from league.site import visibility
+from league.site import parts, visibility
 from league.tournaments import formats as tf
 from league.tournaments.models import Entry, Round, Tournament
 from league.tournaments.queries import RoundView, describe_tournament, live_fingerprint
@@ -68,14 +67,14 @@ def tournament_standings(request: HttpRequest, pk: int) -> HttpResponse:
     """The tournament page's live part alone (status, progress, bracket, standings, rounds): what htmx asks for
     every few seconds while the tournament runs; 204 if the asker has seen it already."""
     tournament = get_object_or_404(visibility.tournaments(request.user), pk=pk)
-    return cache_headers.no_store(live.fragment(request, _live_standings(tournament)))
+    return cache_headers.no_store(parts.fragment(request, _live_standings(tournament)))
 
 
-def _live_standings(tournament: Tournament) -> live.Region:
+def _live_standings(tournament: Tournament) -> parts.Region:
     """The same for every visitor: rendered once per fingerprint of what it shows (a poll that finds nothing new
     costs the fingerprint's three queries, not the standings' computation)."""
     key = f"tournament-live:{tournament.pk}:{live_fingerprint(tournament)}"
-    return live.region(
+    return parts.region(
         "tournament-live",
         reverse("tournament-standings", args=[tournament.pk]),
         caching.cached(key, lambda: _render_standings(tournament)),
@@ -104,24 +103,24 @@ def _render_standings(tournament: Tournament) -> str:
 
 def _summary(tournament: Tournament) -> list[str]:
     s = tournament.settings or {}
-    parts = [f"tables of {s.get('table_size')}"]
+    said = [f"tables of {s.get('table_size')}"]
     if tournament.format == Tournament.Format.KNOCKOUT:
-        parts.append(f"best of {s.get('best_of', 1)}")
+        said.append(f"best of {s.get('best_of', 1)}")
         if s.get("table_size", 2) > 2:
-            parts.append(f"top {s.get('advance')} of each table go through")
+            said.append(f"top {s.get('advance')} of each table go through")
     else:
         games = s.get("games_per_pairing", 1)
-        parts.append(f"{games} game{'s' if games != 1 else ''} per table each round")
+        said.append(f"{games} game{'s' if games != 1 else ''} per table each round")
     if tournament.format == Tournament.Format.SWISS:
-        parts.append(f"{tournament.planned_rounds or s.get('rounds') or 'log2(n)'} rounds")
+        said.append(f"{tournament.planned_rounds or s.get('rounds') or 'log2(n)'} rounds")
     if s.get("duplicate"):
-        parts.append("duplicate (every deal under every seat rotation)")
+        said.append("duplicate (every deal under every seat rotation)")
     if time := s.get("time_control"):
-        parts.append(" + ".join(f"{key.removesuffix('_ms')} {value} ms" for key, value in time.items()))
+        said.append(" + ".join(f"{key.removesuffix('_ms')} {value} ms" for key, value in time.items()))
     if s.get("forfeit_after"):
-        parts.append(f"forfeit after {s['forfeit_after']} faults in a row")
-    parts.append("rated" if tournament.rated else "unrated (ladder Elo unchanged)")
-    return parts
+        said.append(f"forfeit after {s['forfeit_after']} faults in a row")
+    said.append("rated" if tournament.rated else "unrated (ladder Elo unchanged)")
+    return said
 
 
 # ----- the bracket --------------------------------------------------------------------------------------------
