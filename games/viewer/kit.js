@@ -72,3 +72,16 @@ export function adoptCss(id, text) {
     document.head.appendChild(h("style", { "data-pv-css": id }, text));
   }
 }
+
+/** A game's renderer's plain-English rewording of the engine's lines (its optional `narrate`, docs/viewer.md), or the
+ *  lines themselves (the same array) when it has none, has nothing to reword, or fails (logged, naming `where`). */
+export function narrateWith(renderer, lines, { move, step, seats, name }, where) {
+  if (typeof renderer.narrate !== "function" || !lines.length) return lines;
+  try {
+    const said = renderer.narrate(lines, { move, step, seats, name });
+    return Array.isArray(said) ? said : lines;
+  } catch (error) {
+    console.error(`Parlour ${where}: the narration failed`, error);
+    return lines;
+  }
+}

@@ -1,7 +1,7 @@
 // The viewer's page, built once per replay (Viewer.build): the perspective switch, the playback controls and the
 // move list with each move's narration, note, time and faults and the result. The methods are the Viewer's
 // (viewer.js mixes them into its prototype).
-import { compact, h, ordinal, seatChip, seatNumber } from "./kit.js";
+import { compact, h, narrateWith, ordinal, seatChip, seatNumber } from "./kit.js";
 
 const SPEEDS = [0.5, 1, 2, 4, 8];
 const svg = (body) =>
@@ -45,15 +45,8 @@ export const pageMethods = {
     this.narrated ||= new Map();
     if (this.narrated.has(step)) return this.narrated.get(step);
     const frame = this.spectator.frames[step];
-    let texts = frame.lines;
-    if (typeof this.renderer.narrate === "function" && frame.lines.length) {
-      try {
-        texts = this.renderer.narrate(frame.lines, { move: frame.move, step, seats: this.spectator.seats, name: (seat) => this.spectator.seats[seat] });
-      } catch (error) {
-        console.error(`Parlour viewer: the ${this.spectator.game} narration failed at move ${step}`, error);
-        texts = frame.lines;
-      }
-    }
+    const seats = this.spectator.seats;
+    const texts = narrateWith(this.renderer, frame.lines, { move: frame.move, step, seats, name: (seat) => seats[seat] }, `viewer (${this.spectator.game}, move ${step})`);
     const rewritten = texts !== frame.lines;
     const lines = texts.map((text, i) => ({ text, raw: rewritten ? frame.lines.join("\n") : null, first: i === 0 }));
     this.narrated.set(step, lines);

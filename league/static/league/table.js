@@ -7,7 +7,7 @@
 //   act(action, label) (send it; label is the sentence shown while it is sent), you (the person's seat).
 // The protocol's own actions stay below, folded away (the only controls when a game exports none).
 // window.parlourTable.latencies: click -> the bots' reply drawn, in ms (the browser tests and benchmarks read it).
-import { adoptCss, compact, esc, h, ordinal, seatChip } from "./viewer/kit.js";
+import { adoptCss, compact, esc, h, narrateWith, ordinal, seatChip } from "./viewer/kit.js";
 import * as generic from "./viewer/generic.js";
 import { fillForm } from "./fill.js";
 
@@ -183,16 +183,8 @@ function named(line, view) {
 }
 
 function narrate(view) {
-  let lines = view.narration.slice(-40);
-  if (typeof renderer.narrate === "function") {
-    try {
-      const seats = labels(view);
-      const rewritten = renderer.narrate(lines, { move: null, step: view.move_count, seats, name: (seat) => seats[seat] });
-      if (Array.isArray(rewritten) && rewritten.length === lines.length) lines = rewritten;
-    } catch (error) {
-      console.error("Parlour table: the game's narration failed", error);
-    }
-  }
+  const seats = labels(view);
+  const lines = narrateWith(renderer, view.narration.slice(-40), { move: null, step: view.move_count, seats, name: (seat) => seats[seat] }, "table");
   return lines.map((line) => named(String(line), view));
 }
 

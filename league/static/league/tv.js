@@ -4,7 +4,7 @@
 // config.move_ms, drawn by the game's own renderer (games/<id>/viewer.js) as a spectator sees it. At the end the
 // result stays config.result_ms, then the page asks /live/next/?after=<id> for the next game, and so on.
 // window.parlourTv: what is shown, and each game's steps as they were drawn (the browser tests read it).
-import { adoptCss, compact, esc, h, ordinal, seatChip } from "./viewer/kit.js";
+import { adoptCss, compact, esc, h, narrateWith, ordinal, seatChip } from "./viewer/kit.js";
 import { expandViews } from "./viewer/frames.js";
 import * as generic from "./viewer/generic.js";
 
@@ -93,16 +93,6 @@ function draw(renderer, view, ctx) {
   box.felt.dataset.step = String(ctx.step);
 }
 
-function narrate(renderer, lines, ctx) {
-  if (typeof renderer.narrate !== "function" || !lines.length) return lines;
-  try {
-    return renderer.narrate(lines, { move: ctx.move, step: ctx.step, seats: ctx.seats, name: ctx.name });
-  } catch (error) {
-    console.error(`Parlour TV: the ${ctx.title} narration failed`, error);
-    return lines;
-  }
-}
-
 // ----- what every game shows ------------------------------------------------------------------------------------
 function showHead(item) {
   box.caption.textContent = item.caption;
@@ -186,7 +176,7 @@ async function playReplay(item, token) {
     });
     draw(renderer, views[step], ctx);
     showProgress(step, last, false);
-    const lines = step === 0 ? [`${doc.title}, ${doc.players} players: the deal.`] : narrate(renderer, frame.lines, ctx);
+    const lines = step === 0 ? [`${doc.title}, ${doc.players} players: the deal.`] : narrateWith(renderer, frame.lines, ctx, `TV (${ctx.title})`);
     showSay(frame.move ? frame.move.seat : null, seats, lines);
     await sleep(step === last ? Math.min(pace, 800) : pace);
     if (token !== run) return;
