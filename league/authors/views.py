@@ -28,6 +28,7 @@ from django.views.decorators.http import etag, require_safe
 from bots.authoring import starter
 from games.registry import GAMES
 from league.authors import kit
+from league.authors.rules import rules_in_brief
 from league.bots.models import Bot, BotVersion
 from league.challenges.models import Challenge
 from league.challenges.queries import Report, challenge_report, challenges_for, games_in_last_hour, previous_version
@@ -118,7 +119,7 @@ def game_reference(request: HttpRequest, game: str) -> HttpResponse:
             ("action", "Bot → runner, one of legal (note optional)", ref.message_text("action")),
             ("end", "Runner → bot, once, last (no answer)", ref.message_text("end")),
         ],
-        "rules": render_markdown(ref.doc_sections.get("rules", "")),
+        "rules": rules_in_brief(game),
         "action_doc": render_markdown(ref.doc_sections.get("actions", "")),
         "options": [(name, schema, str(schema.get("default"))) for name, schema in ref.options],
     }
