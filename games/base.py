@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Self, TypedDict, TypeGuard, TypeVar, cast
 
 from games.blanks import Blanks, generic_blanks
+from games.seen import Seen
 from games.spec import GameSpec
 
 Action = dict[str, Any]
@@ -181,6 +182,25 @@ class State:
         The conformance suite uses it to prove that ``observation(observer)`` leaks nothing."""
         raise NotImplementedError
 
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> State:
+        """A state consistent with everything ``seen`` records, the hidden part drawn with ``rng`` (docs/search.md).
+
+        Reads ``seen`` and ``rng`` only. The draw is uniform over the hidden states that agree with what the seat
+        was told (or follows the deal's own distribution where the two differ, with the reason written down), and
+        ``observation(seen.seat)`` of the result equals ``seen.current`` exactly. The result's ``rng`` is fresh
+        (drawn from ``rng``): the real seed is hidden, and the future's randomness with it."""
+        raise NotImplementedError(f"{game.title} has no sampler yet")
+
+    def _advance(self, action: Action) -> None:
+        """``apply`` without its checks, copies and narration, for an action taken from ``legal_actions()`` as
+        listed. Games override it where a search gains from it; it must reach exactly the state ``apply`` reaches."""
+        self.apply(action)
+
+    def _clone(self) -> Self:
+        """A copy that shares nothing mutable with this state. Games override it with a cheaper field copy."""
+        return copy.deepcopy(self)
+
     # ----- the public interface (final) ------------------------------------------------------------------------
     def to_move(self) -> int | None:
         return None if self.is_over() else self._to_move()
@@ -204,6 +224,11 @@ class State:
         self.history.append(copy_json(legal))
         return self._apply(copy_json(legal))
 
+    def advance(self, action: Action) -> None:
+        """The forward model's step: play ``action``, which must be one of ``legal_actions()`` as listed (it is not
+        checked, so a search's simulated games cost less); no narration. A bot's own reply goes through ``apply``."""
+        self._advance(action)
+
     def observation(self, seat: int) -> dict[str, Any]:
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat} in a {self.players}-player game")
@@ -225,7 +250,8 @@ class State:
         return self._outcome()
 
     def clone(self) -> Self:
-        return copy.deepcopy(self)
+        """An independent copy (a search's forward model copies a state at every simulated game)."""
+        return self._clone()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         # The Game is a shared, immutable singleton: never copy it.
@@ -281,6 +307,16 @@ class Game:
         if options:
             raise InvalidOptions(f"{self.title} takes no options, got {sorted(options)}")
         return options
+
+    def sample(self, seen: Seen, rng: random.Random) -> State:
+        """A full state drawn from what one seat has been told (``seen``): the hidden cards re-dealt, never read from
+        the real game. The forward model of a search bot (docs/search.md)."""
+        if seen.game != self.id:
+            raise ValueError(f"this is {self.id}, not {seen.game}")
+        if not self.min_players <= seen.players <= self.max_players or not 0 <= seen.seat < seen.players:
+            raise ValueError(f"seat {seen.seat} of {seen.players} is not a seat of {self.title}")
+        options = self._check_options(seen.players, dict(seen.options))
+        return self.state_class._sample(self, Seen(**{**seen.__dict__, "options": options}), rng)
 
     def replay(self, players: int, seed: int, options: dict[str, Any] | None, actions: Sequence[Action]) -> State:
         """Rebuild the state reached by ``actions`` from the start."""

@@ -196,7 +196,7 @@ class BarbarossaTable(State):
         return view
 
     # ----- cloning and hidden-information checks -----------------------------------------------------------------
-    def clone(self) -> Self:
+    def _clone(self) -> Self:
         # Faster than the base deepcopy: actions and log entries are never mutated once recorded, so the lists that
         # hold them are copied shallowly; only the objects and the per-seat counters are mutable in place.
         new = object.__new__(type(self))

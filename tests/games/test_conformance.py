@@ -187,6 +187,39 @@ def test_a_clone_is_independent_of_its_original(game_id: str) -> None:
     assert state.history == []
 
 
+def test_the_forward_model_clones_and_advances_as_apply_does(game_id: str) -> None:
+    """A search copies a state and plays the copy on with ``advance``: the copy shares nothing with the original
+    (which a whole simulated game leaves unchanged), and ``advance`` reaches exactly what ``apply`` reaches."""
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = get_game(game_id).new_state(_player_count(game_id, seed), seed)
+        # Random players fill the templates some games list (free fields are null in the legal list).
+        players = [make_player(game_id, "random", seed * 10 + seat) for seat in range(state.players)]
+        for seat, player in enumerate(players):
+            player.start(seat, state.players, state.options)
+
+        def pick(position: State, players: list = players) -> dict:
+            seat = position.to_move()
+            assert seat is not None
+            return players[seat].act(position.observation(seat), position.legal_actions())
+
+        while state.to_move() is not None:
+            action = pick(state)
+            if rng.random() < 0.1:
+                before, rng_state = canonical(state.full_view()), state.rng.getstate()
+                copy = state.clone()
+                while copy.to_move() is not None:
+                    copy.advance(pick(copy))
+                assert copy.outcome().ranks
+                assert canonical(state.full_view()) == before and state.rng.getstate() == rng_state
+            stepped = state.clone()
+            stepped.advance(action)
+            state.apply(action)
+            assert canonical(stepped.full_view()) == canonical(state.full_view()), f"seed {seed}"
+            assert stepped.to_move() == state.to_move()
+            assert canonical(stepped.legal_actions()) == canonical(state.legal_actions())
+
+
 def test_the_golden_playthrough_is_unchanged(game_id: str) -> None:
     path = golden_path(game_id)
     assert path.exists(), f"no golden file; write it with: python -m games.playthrough --write {game_id}"
