@@ -51,12 +51,21 @@ def match_live_page(request: HttpRequest, pk: int) -> HttpResponse:
     return cache_headers.no_store(render(request, "league/match_live.html", context))
 
 
-def _match_view(pk: int, viewer: Hashable, live_view: watch.LiveView) -> tuple[dict[str, Any], bool]:
-    data, status = live_view.build(pk)
+def _match_view(
+    pk: int, viewer: Hashable, live_view: watch.LiveView, published: dict[str, Any] | None
+) -> tuple[dict[str, Any], bool]:
+    data, status = live_view.build(pk, published)
     return data, status not in (Match.Status.RUNNING, Match.Status.QUEUED)
 
 
-MATCHES = Feed("match", watch.fingerprint, _match_view, memo=watch.LiveView)
+MATCHES = Feed(
+    "match",
+    watch.fingerprint,
+    _match_view,
+    memo=watch.LiveView,
+    published_fingerprint=watch.published_fingerprint,
+    public=True,  # visibility.matches: every match is the league's public record
+)
 
 
 async def match_live_events(request: HttpRequest, pk: int) -> HttpResponse | StreamingHttpResponse:

@@ -47,7 +47,8 @@ def do_publish(match_id: int, moves: list[dict[str, Any]]) -> None:
     updated = LiveMatch.objects.filter(match_id=match_id).update(moves=stored, move_count=len(stored))
     if not updated:
         LiveMatch.objects.update_or_create(match_id=match_id, defaults={"moves": stored, "move_count": len(stored)})
-    changes.publish("match", match_id)
+    # The change carries the moves: the web processes' hubs build the new view without reading the row.
+    changes.publish("match", match_id, data={"status": Match.Status.RUNNING.value, "moves": stored})
 
 
 def do_clear(*match_ids: int) -> None:
@@ -61,6 +62,15 @@ def fingerprint(match_id: int) -> tuple[Any, ...] | None:
     """What changes when a spectator's view changes (the event stream's cheap poll); None for no such match."""
     row = Match.objects.filter(pk=match_id).values_list("status", "live__move_count").first()
     return tuple(row) if row is not None else None
+
+
+def published_fingerprint(published: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The fingerprint of the row a published change describes (``do_publish``'s), as ``fingerprint`` would read
+    it; None when the message is not one of those."""
+    moves, status = published.get("moves"), published.get("status")
+    if not isinstance(moves, list) or status != Match.Status.RUNNING.value:
+        return None
+    return (status, len(moves))
 
 
 def _seats(match: Match) -> list[dict[str, Any]]:
@@ -156,9 +166,15 @@ class LiveView:
         self._fixed: dict[str, Any] = {}
         self._played: _Played | None = None
 
-    def build(self, match_id: int) -> tuple[dict[str, Any], str]:
-        """The view now and the match's status (raises Match.DoesNotExist if it is gone)."""
+    def build(self, match_id: int, published: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
+        """The view now and the match's status (raises Match.DoesNotExist if it is gone). ``published``: the moves
+        a change carried (``do_publish``): while the match runs as this view last read it, they replace the read."""
         with self._lock:
+            running = self._attempt is not None and self._attempt[0] == Match.Status.RUNNING
+            if published is not None and running and published_fingerprint(published) is not None:
+                assert self._played is not None and self._attempt is not None
+                self._played.follow(published["moves"])
+                return self._played.view(self._fixed), self._attempt[0]
             row = Match.objects.filter(pk=match_id).values("status", "attempts", "live__moves").first()
             if row is None:
                 raise Match.DoesNotExist(match_id)

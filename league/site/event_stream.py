@@ -3,8 +3,8 @@
 An async view returns ``follow(...)``: a StreamingHttpResponse over an async iterator, so an open stream costs a
 coroutine on the ASGI server (parlour/asgi.py), not a worker or a thread. The row's changes reach it through this
 process's stream hub (league/site/stream_hub.py: one read per change for all its watchers). A stream sends the view at
-once, then each time it changes; it lasts STREAM_SECONDS (± STREAM_JITTER_SECONDS) and EventSource reconnects by
-itself after STREAM_RETRY_MS.
+once, then each time it changes (and a comment after KEEPALIVE_SECONDS of quiet); it lasts STREAM_SECONDS
+(± STREAM_JITTER_SECONDS) and EventSource reconnects by itself after STREAM_RETRY_MS.
 
 Bounded: at most STREAM_MAX_OPEN streams and STREAM_MAX_PER_ADDRESS from one address, for the whole site with Redis
 (league/site/stream_caps.py) and per web process in any case; past either the answer is 429 (that address) or 503
@@ -31,10 +31,15 @@ from league.core.errors import ServiceError, StreamsFromAddressFull, StreamsFull
 from league.site import stream_caps
 from league.site.stream_hub import Feed, Hub, current, in_db_thread
 
-STREAM_SECONDS = 25.0
+# A stream's life: long, because an opening costs far more than a kept stream (the middleware, the caps, a check), and
+# a crowd of 1,000 reconnecting every 25 s was 40 openings a second (docs/benchmarks.md, section 12).
+STREAM_SECONDS = 90.0
 # Each stream lasts STREAM_SECONDS give or take this much: a crowd that opened together (a popular game's start, a
-# restarted server) does not reconnect together every 25 s, each time all opening checks at once.
-STREAM_JITTER_SECONDS = 5.0
+# restarted server) does not reconnect together, each time all opening checks at once.
+STREAM_JITTER_SECONDS = 20.0
+# A quiet stream sends a comment this often: proxies close a connection silent for a minute (nginx's default).
+KEEPALIVE_SECONDS = 20.0
+KEEPALIVE = b": still here\n\n"
 STREAM_RETRY_MS = 300
 RETRY_AFTER_SECONDS = 30  # past a cap: when to ask again (the page's script waits at least this long)
 # A watcher new to a row gets a view built at most this long ago (a table's clock moves on even when its row does not).
@@ -116,7 +121,8 @@ async def follow(
         ticket.release()
         return _refused(StreamsFromAddressFull() if site == stream_caps.ADDRESS_FULL else StreamsFull())
     try:
-        who = await in_db_thread(viewer)
+        # A public row someone here already follows exists and may be seen: a crowd's openings cost no query.
+        who = None if feed.public and hub.follows(feed, pk) else await in_db_thread(viewer)
     except ServiceError as error:
         ticket.release()
         return json_error(error)
@@ -135,7 +141,10 @@ async def _events(hub: Hub, feed: Feed, pk: int, viewer: Hashable, ticket: _Tick
         try:
             until = time.monotonic() + STREAM_SECONDS + random.uniform(-STREAM_JITTER_SECONDS, STREAM_JITTER_SECONDS)
             seen, max_age = 0, FRESH_SECONDS
-            while await topic.wait_for_change(seen, until - time.monotonic()):
+            while (left := until - time.monotonic()) > 0:
+                if not await topic.wait_for_change(seen, min(left, KEEPALIVE_SECONDS)):
+                    yield KEEPALIVE
+                    continue
                 if topic.gone:
                     return
                 built = await topic.view(viewer, max_age)

@@ -3,7 +3,8 @@ does not grow with its number of watchers.
 
 A row (a live match, a people's table) that anyone follows is a ``Topic``. The hub reads each topic's cheap
 fingerprint, for all of its watchers at once, when told the row changed (a Redis message on the production path:
-league/core/changes.py) and every STREAM_POLL_MS in any case (the only way to learn of a change on the embedded
+league/core/changes.py) — unless the message carries what changed (a live match's moves): then nothing is read, the
+message is the new version — and every STREAM_POLL_MS in any case (the only way to learn of a change on the embedded
 default, where the match workers are other processes; a safety net for a missed message with Redis). A new
 fingerprint bumps the topic's version and wakes its watchers; the first of them to ask builds the view, once per kind
 of viewer (the person at a table sees their hand, everyone else the public view), and the others wait for that same
@@ -40,24 +41,36 @@ UNREAD = object()  # a topic's fingerprint before its first read
 LISTEN_TIMEOUT_SECONDS = 1.0  # the Redis listener looks this often whether anyone still follows anything
 RECONNECT_SECONDS = 1.0
 
-__all__ = ["Built", "Feed", "Hub", "Topic", "current", "in_db_thread"]
+__all__ = ["Built", "Feed", "Hub", "Published", "Topic", "current", "in_db_thread"]
 
 
 def _nothing() -> None:
     return None
 
 
+Published = dict[str, Any]  # what a change message carried (league/core/changes.py)
+
+
+def _carries_nothing(published: Published) -> Hashable | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Feed:
     """One kind of row that can be followed: ``fingerprint(pk)`` changes whenever a view of it changes (None: the
-    row is gone); ``view(pk, viewer, memo)`` is what one kind of viewer is sent, where ``memo`` is what ``memo()``
-    made when the row's first watcher came, kept while anyone here watches it (a live match keeps its engine state
-    there, so each change costs only the new moves)."""
+    row is gone); ``view(pk, viewer, memo, published)`` is what one kind of viewer is sent, where ``memo`` is what
+    ``memo()`` made when the row's first watcher came, kept while anyone here watches it (a live match keeps its
+    engine state there, so each change costs only the new moves), and ``published`` what the change message
+    carried, if this version came from one. ``published_fingerprint(published)`` is the fingerprint such a message
+    stands for (None: it carries nothing usable, read the row). ``public``: every viewer may follow every row that
+    exists (a league match), so a new watcher of a row followed here already needs no check of its own."""
 
     kind: str
     fingerprint: Callable[[int], Hashable | None]
-    view: Callable[[int, Hashable, Any], View]
+    view: Callable[[int, Hashable, Any, Published | None], View]
     memo: Callable[[], Any] = _nothing
+    published_fingerprint: Callable[[Published], Hashable | None] = _carries_nothing
+    public: bool = False
 
 
 async def in_db_thread(function: Callable[..., T], *args: Any) -> T:
@@ -94,6 +107,7 @@ class Topic:
     building: dict[Hashable, tuple[int, asyncio.Future[Built]]] = field(default_factory=dict)
     builds: int = 0
     memo: Any = None
+    published: Published | None = None  # what the change to the current version carried, if it came in a message
 
     def __post_init__(self) -> None:
         self.memo = self.feed.memo()
@@ -102,10 +116,16 @@ class Topic:
     def gone(self) -> bool:
         return self.version > 0 and self.mark is None
 
-    def update(self, mark: Any) -> None:
+    @property
+    def exists(self) -> bool:
+        """The row was read (or published) and is there."""
+        return self.version > 0 and self.mark is not None
+
+    def update(self, mark: Any, published: Published | None = None) -> None:
         if self.mark is not UNREAD and mark == self.mark:
             return
         self.mark = mark
+        self.published = published
         self.version += 1
         self.views.clear()
         event, self.changed = self.changed, asyncio.Event()
@@ -144,7 +164,7 @@ class Topic:
     async def _build(self, viewer: Hashable, version: int) -> Built:
         self.builds += 1
         started = time.monotonic()
-        data, over = await in_db_thread(self.feed.view, self.pk, viewer, self.memo)
+        data, over = await in_db_thread(self.feed.view, self.pk, viewer, self.memo, self.published)
         event = f"data: {json.dumps(data, default=str, separators=(',', ':'))}\n\n".encode()
         built = Built(version, started, event, over)
         if version == self.version:
@@ -165,7 +185,8 @@ class Hub:
         self.poll_seconds = poll_seconds
         self.redis_url = redis_url
         self.topics: dict[tuple[str, int], Topic] = {}
-        self.notified: set[tuple[str, int]] = set()
+        # The rows told changed since the last read, with what their latest message carried (None: read the row).
+        self.notified: dict[tuple[str, int], Published | None] = {}
         self.poke = asyncio.Event()
         self.poller: asyncio.Task[None] | None = None
         self.listener: asyncio.Task[None] | None = None
@@ -196,10 +217,15 @@ class Hub:
         if topic.watchers <= 0 and self.topics.get(key) is topic:
             del self.topics[key]
 
-    def notify(self, key: tuple[str, int]) -> None:
+    def notify(self, key: tuple[str, int], published: Published | None = None) -> None:
         if key in self.topics:
-            self.notified.add(key)
+            self.notified[key] = published
             self.poke.set()
+
+    def follows(self, feed: Feed, pk: int) -> bool:
+        """Someone here follows this row and it exists: a public feed's new watcher needs no check of its own."""
+        topic = self.topics.get((feed.kind, pk))
+        return topic is not None and topic.exists
 
     # ----- reading the fingerprints --------------------------------------------------------------------------------
 
@@ -210,13 +236,19 @@ class Hub:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.poke.wait(), max(0.0, next_full - time.monotonic()))
                 now = time.monotonic()
+                notified, self.notified = self.notified, {}
+                self.poke.clear()
+                due = []
+                for key, published in notified.items():
+                    topic = self.topics.get(key)
+                    mark = topic.feed.published_fingerprint(published) if topic and published is not None else None
+                    if topic is not None and mark is not None:
+                        topic.update(mark, published)  # the message is the new version: nothing to read
+                    elif topic is not None:
+                        due.append(topic)
                 if now >= next_full:
                     due = list(self.topics.values())
                     next_full = now + self.poll_seconds
-                else:
-                    due = [self.topics[key] for key in self.notified if key in self.topics]
-                self.notified.clear()
-                self.poke.clear()
                 if not due:
                     continue
                 try:
@@ -248,7 +280,7 @@ class Hub:
                             )
                             changed = changes.parse(message["data"]) if message is not None else None
                             if changed is not None:
-                                self.notify(changed)
+                                self.notify(*changed)
                 except (redis.RedisError, OSError) as error:
                     log.warning("stream hub: Redis listener: %s; polling until it is back", error)
                     await asyncio.sleep(RECONNECT_SECONDS)

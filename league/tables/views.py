@@ -30,7 +30,7 @@ from league.core.errors import NoFinishedTable, ServiceError
 from league.core.ids import parse_id
 from league.play.replays import renderer_url, replay_frames
 from league.site import event_stream
-from league.site.stream_hub import Feed
+from league.site.stream_hub import Feed, Published
 from league.tables import services as tables
 from league.tables.models import Table
 from league.tables.seating import check_seatable
@@ -172,7 +172,7 @@ def resign_table(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("table", pk=pk)
 
 
-def _table_view(pk: int, person: Hashable, memo: None) -> tuple[dict[str, Any], bool]:
+def _table_view(pk: int, person: Hashable, memo: None, published: Published | None) -> tuple[dict[str, Any], bool]:
     table = tables.get_table(pk)
     data = tables.table_view(table, table.owner if person is not None and person == table.owner_id else None)
     return data, data["status"] in Table.Status.finalized()
