@@ -144,11 +144,13 @@ class _Watcher(asyncio.Protocol):
             self.closed.set_result(None)
 
 
-def _crowd(port: int, paths: list[str], commands: Any, results: Any) -> None:
+def _crowd(port: int, paths: list[str], commands: Any, results: Any, nice: int) -> None:
     """Hold one stream per path open (reconnecting when the server ends one), note (path index, move count,
-    arrival) for each view; 'stop' ends it and sends the notes back. On uvloop: the cheapest client loop."""
+    arrival) for each view; 'stop' ends it and sends the notes back. On uvloop: the cheapest client loop. ``nice``:
+    the crowd stands for a thousand other machines; niced, it takes only the CPU the server leaves."""
     import uvloop
 
+    os.nice(nice)
     arrivals: list[tuple[int, int, float]] = []
     opened = [0]
 
@@ -198,10 +200,11 @@ def _crowd(port: int, paths: list[str], commands: Any, results: Any) -> None:
 
 
 class Crowd:
-    def __init__(self, port: int, paths: list[str]) -> None:
+    def __init__(self, port: int, paths: list[str], nice: int = 0) -> None:
         context = multiprocessing.get_context("spawn")
         self.commands, self.results = context.Queue(), context.Queue()
-        self.process = context.Process(target=_crowd, args=(port, paths, self.commands, self.results), daemon=True)
+        arguments = (port, paths, self.commands, self.results, nice)
+        self.process = context.Process(target=_crowd, args=arguments, daemon=True)
         self.process.start()
         _, self.opened = self.results.get(timeout=180)
 
@@ -357,9 +360,11 @@ def _deliveries(
     return sorted(delays)
 
 
-def _phase(server: Server, matches: list[Any], watchers: int, seconds: float, pages: list[str]) -> dict[str, Any]:
+def _phase(
+    server: Server, matches: list[Any], watchers: int, seconds: float, pages: list[str], nice: int
+) -> dict[str, Any]:
     watched = [matches[i % len(matches)][0] for i in range(watchers)]
-    crowd = Crowd(server.port, [f"/matches/{pk}/live/events/" for pk in watched])
+    crowd = Crowd(server.port, [f"/matches/{pk}/live/events/" for pk in watched], nice)
     publisher = Publisher(matches)
     publisher.start()
     time.sleep(2)  # every stream has its first view: only the steady state is measured
@@ -456,6 +461,12 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=50, help="people reading pages at once (no watchers)")
     parser.add_argument("--attack", default="2,50,1000", help="open streams for the attack's home page timings")
     parser.add_argument("--no-before", action="store_true", help="skip the old set-up (gunicorn, sync workers)")
+    parser.add_argument(
+        "--client-nice",
+        type=int,
+        default=0,
+        help="the crowd client's niceness (10: it takes only the CPU the server leaves, as on machines of its own)",
+    )
     parser.add_argument("--results")
     args = parser.parse_args()
     seconds = 10.0 if args.quick else args.seconds
@@ -474,9 +485,9 @@ def main() -> None:
     server = Server("uvicorn", args.web_processes)
     try:
         print(f"uvicorn, {args.web_processes} processes: one watcher per game ...", flush=True)
-        quiet = _phase(server, matches, args.games, seconds, pages)
+        quiet = _phase(server, matches, args.games, seconds, pages, args.client_nice)
         print(f"uvicorn: {args.watchers} watchers ...", flush=True)
-        crowd = _phase(server, matches, args.watchers, seconds, pages)
+        crowd = _phase(server, matches, args.watchers, seconds, pages, args.client_nice)
         print(f"uvicorn: {args.readers} readers at once ...", flush=True)
         readers = _read_together(server.port, pages, args.readers, seconds * 2)
         attack_new = _attack(server, matches[0][0], sizes, samples)
