@@ -241,13 +241,23 @@ else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT = "parlour.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_options(BROKER_DIR, BROKER_POLL_MS)
-# Two queues (docs/operations.md, "Processes"): validations have a lane of their own, so that an upload is validated
-# in seconds however many matches are queued; matches, the ladder, tournaments and the sweeper use the default queue.
-# A worker started without -Q takes both.
+# Three queues (docs/operations.md, "Processes"): validations have a lane of their own, so that an upload is validated
+# in seconds however many matches are queued; matches, the ladder and tournaments use the default queue; the sweeper's
+# tick has a queue that both kinds of worker take (-Q celery,sweep and -Q validation,sweep), so that it never waits
+# behind a burst of match messages (docs/benchmarks.md, section 13) and any live worker host runs it.
+# A worker started without -Q takes all three.
 VALIDATION_QUEUE = "validation"
+SWEEP_QUEUE = "sweep"
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_QUEUES = [Queue("celery", routing_key="celery"), Queue(VALIDATION_QUEUE, routing_key=VALIDATION_QUEUE)]
-CELERY_TASK_ROUTES = {"parlour.validate_version": {"queue": VALIDATION_QUEUE}}
+CELERY_TASK_QUEUES = [
+    Queue("celery", routing_key="celery"),
+    Queue(VALIDATION_QUEUE, routing_key=VALIDATION_QUEUE),
+    Queue(SWEEP_QUEUE, routing_key=SWEEP_QUEUE),
+]
+CELERY_TASK_ROUTES = {
+    "parlour.validate_version": {"queue": VALIDATION_QUEUE},
+    "parlour.requeue_stale_matches": {"queue": SWEEP_QUEUE},
+}
 # Liveness (parlour/liveness.py, parlour/supervise.py): a worker touches its heartbeat file this often from its
 # consumer's event loop; the supervisor restarts a worker whose file is older than WORKER_STALL_SECONDS.
 WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 2, minimum=1)

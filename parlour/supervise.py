@@ -154,8 +154,8 @@ def services(
             probe=f"http://127.0.0.1:{port}/",
         ),
         Service("beat", [*celery, "beat", "--schedule", str(run_dir / "celerybeat-schedule"), "--loglevel", "INFO"]),
-        worker("match", "celery", workers),
-        worker("lane", "validation", 1),
+        worker("match", "celery,sweep", workers),
+        worker("lane", "validation,sweep", 1),
     ]
 
 
