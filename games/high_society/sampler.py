@@ -12,8 +12,9 @@ red-ring card is still in the deck, in every order.) With the ``deck`` option th
 start: the sample's deck is then the option's unrevealed tail, with no draw at all.
 
 The sample's ``history`` is empty: a seat sees the table only at its own decisions, so the actions in between (who
-bid what, in which steps) cannot be told apart. Its ``rng`` and ``seed`` are fresh, drawn from the sampler's rng
-(the engine draws nothing after the deal, so only the deck order hides anything).
+bid what, in which steps) cannot be told apart. Its ``seed`` is fresh, drawn from the sampler's rng, and its
+``rng`` is made from that seed when first read (the engine draws nothing after the deal, so a search never pays
+for seeding one).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import random
 from typing import Any
 
 from games.high_society.engine import (
+    PRESTIGE,
     STATUS_DECK,
     Card,
     HighSocietyGame,
@@ -33,12 +35,23 @@ from games.seen import Seen
 
 def unrevealed(observation: dict[str, Any]) -> list[Card]:
     """The status cards not in sight (not won, discarded, on auction or ending the game), in ``STATUS_DECK`` order."""
-    shown = [card for cards in observation["won"] for card in cards] + list(observation["discarded"])
-    shown += [card for card in (observation["card"], observation["ending_card"]) if card is not None]
     left = list(STATUS_DECK)
-    for card in shown:
-        left.remove(card_from_json(card))  # a ValueError if the observation shows more of a card than exist
+    for cards in observation["won"]:
+        for card in cards:
+            left.remove(card_code(card))  # a ValueError if the observation shows more of a card than exist
+    for card in observation["discarded"]:
+        left.remove(card_code(card))
+    for card in (observation["card"], observation["ending_card"]):
+        if card is not None:
+            left.remove(card_code(card))
     return left
+
+
+def card_code(card: dict[str, Any]) -> Card:
+    """The engine's code of a card in an observation the engine wrote (``card_from_json`` checks a card too; a
+    sample is drawn at every node of a search, so this one does not)."""
+    code: Card = card.get("value") or card.get("effect") or PRESTIGE
+    return code
 
 
 def hidden_deck(seen: Seen, rng: random.Random) -> list[Card]:
@@ -60,23 +73,17 @@ def sample(cls: type[HighSocietyState], game: HighSocietyGame, seen: Seen, rng: 
     """A state in which ``seen.seat`` is told exactly ``seen.current``, the deck order drawn with ``rng``."""
     obs = seen.current
     deck = hidden_deck(seen, rng)
-    state = object.__new__(cls)
-    state.game = game
-    state.players = seen.players
-    state.options = seen.options
-    state.seed = rng.getrandbits(64)
-    state.rng = random.Random(state.seed)
-    state.history = []
+    state = cls._blank(game, seen.players, rng.getrandbits(64), seen.options)
     state.deck = deck
-    state.hands = [list(hand) for hand in obs["money_of"]]
-    state.bids = [list(bid) for bid in obs["bids"]]
-    state.spent = [list(cards) for cards in obs["spent"]]
-    state.won = [[card_from_json(card) for card in cards] for cards in obs["won"]]
-    state.discarded = [card_from_json(card) for card in obs["discarded"]]
-    state.pending = list(obs["pending_discard"])
-    state.passed = list(obs["passed"])
-    state.card = None if obs["card"] is None else card_from_json(obs["card"])
-    state.ending_card = None if obs["ending_card"] is None else card_from_json(obs["ending_card"])
+    state.hands = [hand[:] for hand in obs["money_of"]]
+    state.bids = [bid[:] for bid in obs["bids"]]
+    state.spent = [cards[:] for cards in obs["spent"]]
+    state.won = [[card_code(card) for card in cards] for cards in obs["won"]]
+    state.discarded = [card_code(card) for card in obs["discarded"]]
+    state.pending = obs["pending_discard"][:]
+    state.passed = obs["passed"][:]
+    state.card = None if obs["card"] is None else card_code(obs["card"])
+    state.ending_card = None if obs["ending_card"] is None else card_code(obs["ending_card"])
     state.red = obs["red_revealed"]
     state.auctions = obs["auction"]
     state.starter = obs["starter"]
