@@ -87,13 +87,31 @@ def score_json(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else float(value)
 
 
-@lru_cache(maxsize=512)
+def _every_bid() -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """Every non-empty set of the 11 money cards (values, descending) as (total, cards, bit mask of the cards),
+    sorted by total, then by card count, then by values."""
+    subsets = [combo for size in range(1, len(MONEY) + 1) for combo in combinations(MONEY, size)]
+    subsets.sort(key=lambda combo: (sum(combo), len(combo), combo))
+    return tuple((sum(combo), combo, _mask(combo)) for combo in subsets)
+
+
+def _mask(cards: tuple[int, ...]) -> int:
+    return sum(1 << MONEY.index(value) for value in cards)
+
+
+_EVERY_BID = _every_bid()
+_ALL_CARDS = (1 << len(MONEY)) - 1
+
+
+# Every hand fits (2,048 of them): the card tuples are _EVERY_BID's own, so all of them take under 4 MB.
+@lru_cache(maxsize=2048)
 def _bids_for(hand: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
     """Every non-empty set of cards from ``hand`` (values, descending), sorted by total, then by card count, then by
-    values; returned as (totals, card lists) so a threshold is one bisection."""
-    subsets = [combo for size in range(1, len(hand) + 1) for combo in combinations(hand, size)]
-    subsets.sort(key=lambda combo: (sum(combo), len(combo), combo))
-    return tuple(sum(combo) for combo in subsets), tuple(subsets)
+    values; returned as (totals, card lists) so a threshold is one bisection. Filtering the sorted sets of all 11
+    cards keeps their order, so a hand costs no sort."""
+    missing = _ALL_CARDS ^ _mask(hand)
+    kept = [(total, combo) for total, combo, mask in _EVERY_BID if not mask & missing]
+    return tuple(total for total, _ in kept), tuple(combo for _, combo in kept)
 
 
 class HighSocietyState(State):
