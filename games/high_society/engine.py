@@ -12,7 +12,7 @@ import random
 from bisect import bisect_right
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations, islice
+from itertools import chain, combinations, islice
 from typing import Any, Literal, Self
 
 from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys
@@ -87,31 +87,28 @@ def score_json(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else float(value)
 
 
-def _every_bid() -> tuple[tuple[int, tuple[int, ...], int], ...]:
-    """Every non-empty set of the 11 money cards (values, descending) as (total, cards, bit mask of the cards),
-    sorted by total, then by card count, then by values."""
+def _every_bid() -> tuple[tuple[int, ...], ...]:
+    """Every non-empty set of the 11 money cards (values, descending), sorted by total, then by card count, then by
+    values."""
     subsets = [combo for size in range(1, len(MONEY) + 1) for combo in combinations(MONEY, size)]
     subsets.sort(key=lambda combo: (sum(combo), len(combo), combo))
-    return tuple((sum(combo), combo, _mask(combo)) for combo in subsets)
-
-
-def _mask(cards: tuple[int, ...]) -> int:
-    return sum(1 << MONEY.index(value) for value in cards)
+    return tuple(subsets)
 
 
 _EVERY_BID = _every_bid()
-_ALL_CARDS = (1 << len(MONEY)) - 1
+_EVERY_TOTAL = tuple(sum(combo) for combo in _EVERY_BID)
+_RANK = {combo: rank for rank, combo in enumerate(_EVERY_BID)}
 
 
 # Every hand fits (2,048 of them): the card tuples are _EVERY_BID's own, so all of them take under 4 MB.
 @lru_cache(maxsize=2048)
 def _bids_for(hand: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
     """Every non-empty set of cards from ``hand`` (values, descending), sorted by total, then by card count, then by
-    values; returned as (totals, card lists) so a threshold is one bisection. Filtering the sorted sets of all 11
-    cards keeps their order, so a hand costs no sort."""
-    missing = _ALL_CARDS ^ _mask(hand)
-    kept = [(total, combo) for total, combo, mask in _EVERY_BID if not mask & missing]
-    return tuple(total for total, _ in kept), tuple(combo for _, combo in kept)
+    values; returned as (totals, card lists) so a threshold is one bisection. A hand's sets are put in order by
+    their rank among the sets of all 11 cards."""
+    subsets = chain.from_iterable(combinations(hand, size) for size in range(1, len(hand) + 1))
+    ranks = sorted(map(_RANK.__getitem__, subsets))
+    return tuple(map(_EVERY_TOTAL.__getitem__, ranks)), tuple(map(_EVERY_BID.__getitem__, ranks))
 
 
 class HighSocietyState(State):
