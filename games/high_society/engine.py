@@ -12,12 +12,13 @@ import random
 from bisect import bisect_right
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations
-from typing import Any, Literal
+from itertools import chain, combinations, islice
+from typing import Any, Literal, Self
 
-from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, ranks_from_keys
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys
 from games.high_society import declaration
 from games.high_society.declaration import StatusCard
+from games.seen import Seen
 from games.spec import GameSpec
 
 Card = int | str
@@ -86,13 +87,28 @@ def score_json(value: Fraction) -> int | float:
     return int(value) if value.denominator == 1 else float(value)
 
 
-@lru_cache(maxsize=512)
+def _every_bid() -> tuple[tuple[int, ...], ...]:
+    """Every non-empty set of the 11 money cards (values, descending), sorted by total, then by card count, then by
+    values."""
+    subsets = [combo for size in range(1, len(MONEY) + 1) for combo in combinations(MONEY, size)]
+    subsets.sort(key=lambda combo: (sum(combo), len(combo), combo))
+    return tuple(subsets)
+
+
+_EVERY_BID = _every_bid()
+_EVERY_TOTAL = tuple(sum(combo) for combo in _EVERY_BID)
+_RANK = {combo: rank for rank, combo in enumerate(_EVERY_BID)}
+
+
+# Every hand fits (2,048 of them): the card tuples are _EVERY_BID's own, so all of them take under 4 MB.
+@lru_cache(maxsize=2048)
 def _bids_for(hand: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
     """Every non-empty set of cards from ``hand`` (values, descending), sorted by total, then by card count, then by
-    values; returned as (totals, card lists) so a threshold is one bisection."""
-    subsets = [combo for size in range(1, len(hand) + 1) for combo in combinations(hand, size)]
-    subsets.sort(key=lambda combo: (sum(combo), len(combo), combo))
-    return tuple(sum(combo) for combo in subsets), tuple(subsets)
+    values; returned as (totals, card lists) so a threshold is one bisection. A hand's sets are put in order by
+    their rank among the sets of all 11 cards."""
+    subsets = chain.from_iterable(combinations(hand, size) for size in range(1, len(hand) + 1))
+    ranks = sorted(map(_RANK.__getitem__, subsets))
+    return tuple(map(_EVERY_TOTAL.__getitem__, ranks)), tuple(map(_EVERY_BID.__getitem__, ranks))
 
 
 class HighSocietyState(State):
@@ -120,25 +136,59 @@ class HighSocietyState(State):
         self.starter = 0
         self.current: int | None = 0
         self.phase = "bid"  # "bid" | "discard" | "over"
-        self._reveal(0)
+        self._reveal(0, None)
 
-    def _reveal(self, starter: int) -> list[str]:
+    @classmethod
+    def _blank(cls, game: HighSocietyGame, players: int, seed: int, options: dict[str, Any]) -> HighSocietyState:
+        """A state with the base fields set and no deal (nothing drawn): the sampler fills in the rest."""
+        state = object.__new__(cls)
+        state.game, state.players, state.seed, state.options = game, players, seed, options
+        state._rng, state._rng_from = None, seed
+        state.history = []
+        return state
+
+    # ----- the generator, made only when read -----------------------------------------------------------------
+    # The engine draws from ``rng`` only to deal. Copying a Mersenne Twister costs more than the rest of a clone,
+    # and seeding one most of a sample, so a state makes its generator when ``rng`` is first read: ``_rng`` is the
+    # state's own once made; until then ``_rng_from`` says what to make it from, a seed or the generator a clone was
+    # taken from (frozen: neither state draws from it again, each copies it; a reference kept from before the clone
+    # is no longer the state's).
+    _rng: random.Random | None
+    _rng_from: random.Random | int | None
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            source = self._rng_from
+            if isinstance(source, random.Random):
+                self._rng = random.Random()
+                self._rng.setstate(source.getstate())
+            else:
+                self._rng = random.Random(source)
+            self._rng_from = None
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng, self._rng_from = value, None
+
+    def _reveal(self, starter: int, say: list[str] | None) -> None:
         """Start the next auction (RULES.md "An auction" 1-2); the fourth red-ring card ends the game unauctioned."""
         card = self.deck.pop(0)
         self.passed = [False] * self.players
         self.starter = starter
-        lines: list[str] = []
         if card in RED_RING:
             self.red += 1
         if self.red >= RED_TO_END:
             self.card, self.ending_card, self.current, self.phase = None, card, None, "over"
-            lines.append(f"seat {starter} reveals {card_name(card)}, the fourth red-ring card: the game ends")
-            lines += self._final_lines()
-            return lines
+            if say is not None:
+                say.append(f"seat {starter} reveals {card_name(card)}, the fourth red-ring card: the game ends")
+                say += self._final_lines()
+            return
         self.card, self.current, self.phase = card, starter, "bid"
         self.auctions += 1
-        lines.append(f"auction {self.auctions}: seat {starter} reveals {card_name(card)}")
-        return lines
+        if say is not None:
+            say.append(f"auction {self.auctions}: seat {starter} reveals {card_name(card)}")
 
     # ----- decisions ------------------------------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -148,7 +198,7 @@ class HighSocietyState(State):
         return self.current
 
     def highest_bid(self) -> int:
-        return max(sum(bid) for bid in self.bids)
+        return max(map(sum, self.bids))
 
     def _guests_owned(self, seat: int) -> list[int]:
         return sorted({c for c in self.won[seat] if isinstance(c, int)})
@@ -159,10 +209,11 @@ class HighSocietyState(State):
         if self.phase == "discard":
             return [{"discard": value} for value in self._guests_owned(seat)]
         legal: list[Action] = [{"pass": True}]
-        if self.hands[seat]:
-            totals, subsets = _bids_for(tuple(self.hands[seat]))
+        hand = self.hands[seat]
+        if hand:
+            totals, subsets = _bids_for(tuple(hand))
             start = bisect_right(totals, self.highest_bid() - sum(self.bids[seat]))
-            legal += [{"bid": list(combo)} for combo in subsets[start:]]
+            legal += [{"bid": list(combo)} for combo in islice(subsets, start, None)]
         return legal
 
     def _check(self, action: Action) -> Action:
@@ -211,31 +262,48 @@ class HighSocietyState(State):
         return {"bid": sorted(cards, reverse=True)}
 
     # ----- effects --------------------------------------------------------------------------------------------
+    # One implementation of the rules for ``apply`` and ``advance``: ``say`` collects the narration, or is None in a
+    # search's simulated games (``advance``), which skip it.
     def _apply(self, action: Action) -> list[str]:
+        say: list[str] = []
+        self._play(action, say)
+        return say
+
+    def _advance(self, action: Action) -> None:
+        # A listed action is already canonical (bids largest first), as apply would record it.
+        self.history.append(action)
+        self._play(action, None)
+
+    def _play(self, action: Action, say: list[str] | None) -> None:
         seat = self.current
         assert seat is not None
         if self.phase == "discard":
-            lines = self._discard(seat, action["discard"])
-            return lines + self._reveal(seat)
-        if "bid" in action:
-            for value in action["bid"]:
-                self.hands[seat].remove(value)
-            self.bids[seat] += action["bid"]
-            self.bids[seat].sort(reverse=True)
+            self._discard(seat, action["discard"], say)
+            self._reveal(seat, say)
+            return
+        added = action.get("bid")
+        if added is not None:
+            hand, bid = self.hands[seat], self.bids[seat]
+            for value in added:
+                hand.remove(value)
+            bid += added
+            bid.sort(reverse=True)
             self.current = self._next_in(seat)
-            added = "+".join(map(str, action["bid"]))
-            return [f"seat {seat} bids {added} (total {sum(self.bids[seat])})"]
+            if say is not None:
+                say.append(f"seat {seat} bids {'+'.join(map(str, added))} (total {sum(bid)})")
+            return
         assert self.card is not None
         if self.card in SCANDALS:
-            return self._end_scandal(seat)
+            self._end_scandal(seat, say)
+            return
         self.passed[seat] = True
-        lines = [f"seat {seat} passes" + (f" and takes back {sum(self.bids[seat])}" if self.bids[seat] else "")]
+        if say is not None:
+            say.append(f"seat {seat} passes" + (f" and takes back {sum(self.bids[seat])}" if self.bids[seat] else ""))
         self._take_back(seat)
-        still_in = [s for s in range(self.players) if not self.passed[s]]
-        if len(still_in) > 1:
+        if self.passed.count(False) > 1:
             self.current = self._next_in(seat)
-            return lines
-        return lines + self._end_luxury(still_in[0])
+            return
+        self._end_luxury(self.passed.index(False), say)
 
     def _next_in(self, seat: int) -> int:
         for step in range(1, self.players + 1):
@@ -245,59 +313,66 @@ class HighSocietyState(State):
         raise AssertionError("nobody is left in the auction")
 
     def _take_back(self, seat: int) -> None:
-        self.hands[seat] += self.bids[seat]
-        self.hands[seat].sort(reverse=True)
-        self.bids[seat] = []
+        if self.bids[seat]:
+            hand = self.hands[seat]
+            hand += self.bids[seat]
+            hand.sort(reverse=True)
+            self.bids[seat] = []
 
     def _pay(self, seat: int) -> None:
-        self.spent[seat] += self.bids[seat]
-        self.spent[seat].sort(reverse=True)
+        spent = self.spent[seat]
+        spent += self.bids[seat]
+        spent.sort(reverse=True)
         self.bids[seat] = []
 
-    def _end_luxury(self, winner: int) -> list[str]:
+    def _end_luxury(self, winner: int, say: list[str] | None) -> None:
         """The last player in takes the card and pays their bid, nothing if they never bid (RULES.md "An auction" 4)."""
         card = self.card
         assert card is not None
-        price = sum(self.bids[winner])
+        if say is not None:
+            say.append(f"seat {winner} wins {card_name(card)} for {sum(self.bids[winner])}")
         self._pay(winner)
         self.won[winner].append(card)
         self.card = None
-        lines = [f"seat {winner} wins {card_name(card)} for {price}"]
         if isinstance(card, int) and self.pending[winner]:
             # A waiting Gossip takes the next guest its owner wins; prestige cards never (RULES.md "An auction" 6).
             self.pending[winner] = False
-            lines += self._discard(winner, card)
-        return lines + self._reveal(winner)
+            self._discard(winner, card, say)
+        self._reveal(winner, say)
 
-    def _end_scandal(self, taker: int) -> list[str]:
+    def _end_scandal(self, taker: int, say: list[str] | None) -> None:
         """The first pass ends a scandal auction: the passer takes the card and their bid back, everyone else pays
         (RULES.md "An auction" 5)."""
         card = self.card
         assert card is not None
-        lines = [f"seat {taker} passes and takes {card_name(card)}"]
-        if self.bids[taker]:
-            lines[0] += f", taking back {sum(self.bids[taker])}"
+        if say is not None:
+            line = f"seat {taker} passes and takes {card_name(card)}"
+            say.append(line + (f", taking back {sum(self.bids[taker])}" if self.bids[taker] else ""))
         self._take_back(taker)
         for seat in range(self.players):
             if self.bids[seat]:
-                lines.append(f"seat {seat} loses the {sum(self.bids[seat])} they bid")
+                if say is not None:
+                    say.append(f"seat {seat} loses the {sum(self.bids[seat])} they bid")
                 self._pay(seat)
         self.won[taker].append(card)
         self.card = None
         if card == GOSSIP:
-            if self._guests_owned(taker):
+            if any(isinstance(c, int) for c in self.won[taker]):
                 self.phase, self.current = "discard", taker
-                lines.append(f"seat {taker} must discard one of their guests with the Gossip")
-                return lines
+                if say is not None:
+                    say.append(f"seat {taker} must discard one of their guests with the Gossip")
+                return
             self.pending[taker] = True
-            lines.append(f"seat {taker} owns no guest: the Gossip will take the next guest they win")
-        return lines + self._reveal(taker)
+            if say is not None:
+                say.append(f"seat {taker} owns no guest: the Gossip will take the next guest they win")
+        self._reveal(taker, say)
 
-    def _discard(self, seat: int, value: int) -> list[str]:
+    def _discard(self, seat: int, value: int, say: list[str] | None) -> None:
         self.won[seat].remove(value)
         self.won[seat].remove(GOSSIP)
         self.discarded += [value, GOSSIP]
-        return [f"seat {seat} discards guest {value} and the Gossip"]
+        if say is not None:
+            say.append(f"seat {seat} discards guest {value} and the Gossip")
 
     # ----- scoring --------------------------------------------------------------------------------------------
     def money_left(self) -> list[int]:
@@ -340,19 +415,19 @@ class HighSocietyState(State):
             "starter": self.starter,
             "card": None if self.card is None else card_json(self.card),
             "highest_bid": self.highest_bid(),
-            "money_of": [list(hand) for hand in self.hands],
-            "bids": [list(bid) for bid in self.bids],
-            "spent": [list(cards) for cards in self.spent],
+            "money_of": [hand[:] for hand in self.hands],
+            "bids": [bid[:] for bid in self.bids],
+            "spent": [cards[:] for cards in self.spent],
             "won": [[card_json(c) for c in cards] for cards in self.won],
             "discarded": [card_json(c) for c in self.discarded],
             "red_revealed": self.red,
             "deck_left": len(self.deck),
-            "passed": list(self.passed),
-            "pending_discard": list(self.pending),
+            "passed": self.passed[:],
+            "pending_discard": self.pending[:],
             "ending_card": None if self.ending_card is None else card_json(self.ending_card),
             "result": None,
         }
-        if self.is_over():
+        if self.phase == "over":
             view["result"] = {
                 "money_left": self.money_left(),
                 "cast_out": self.cast_out(),
@@ -361,29 +436,46 @@ class HighSocietyState(State):
         return view
 
     def _observation(self, seat: int) -> dict[str, Any]:
-        return {"seat": seat, "money": list(self.hands[seat]), **self._public_view()}
+        return {"seat": seat, "money": self.hands[seat][:], **self._public_view()}
 
     def _full_view(self) -> dict[str, Any]:
         return {**self._public_view(), "deck": [card_json(c) for c in self.deck]}
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> HighSocietyState:
-        # A field-by-field copy: the generic deepcopy spends most of its time on the Random's 625-int state tuple,
-        # which is immutable and can be shared. The Game stays a shared singleton, as in the base class.
+    # ----- the forward model ----------------------------------------------------------------------------------
+    def _clone(self) -> Self:
+        """A field copy. Shared with the original: the immutable fields, the options (read-only set-up), the recorded
+        actions (never changed once recorded; the list of them is copied) and, until either state reads ``rng``, the
+        generator it is made from."""
+        if self._rng is not None:
+            self._rng_from, self._rng = self._rng, None
         new = object.__new__(type(self))
-        for key, value in self.__dict__.items():
-            if key == "rng":
-                value = random.Random()
-                value.setstate(self.rng.getstate())
-            elif key in ("hands", "bids", "spent", "won"):
-                value = [list(row) for row in value]
-            elif key in ("deck", "discarded", "pending", "passed"):
-                value = list(value)
-            elif key == "history":
-                value = [{k: list(v) if isinstance(v, list) else v for k, v in action.items()} for action in value]
-            elif key != "game":
-                value = copy.deepcopy(value, memo)
-            setattr(new, key, value)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields["history"] = self.history[:]
+        fields["deck"] = self.deck[:]
+        fields["hands"] = [hand[:] for hand in self.hands]
+        fields["bids"] = [bid[:] for bid in self.bids]
+        fields["spent"] = [cards[:] for cards in self.spent]
+        fields["won"] = [cards[:] for cards in self.won]
+        fields["discarded"] = self.discarded[:]
+        fields["pending"] = self.pending[:]
+        fields["passed"] = self.passed[:]
         return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        # The clone, with the recorded actions copied too: nothing shared but the Game singleton.
+        new = self._clone()
+        new.options = copy_json(self.options)
+        new.history = [copy_json(action) for action in self.history]
+        return new
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> HighSocietyState:
+        # Imported here: the sampler builds on this module's card codes and state class.
+        from games.high_society.sampler import sample
+
+        assert isinstance(game, HighSocietyGame)
+        return sample(cls, game, seen, rng)
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
         """Only the order of the status deck is hidden, from every seat alike: reorder it."""
