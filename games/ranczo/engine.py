@@ -98,7 +98,8 @@ class RanczoState(State):
     """One match: one game or, with ``rounds`` > 1, the rulebook's "multi" variant (tokens summed over the rounds).
 
     Derived from the grid and kept up to date by each placement (rebuilt when ``grid`` is set anew): ``_bits``,
-    each column's occupied rows as bits, and ``_cells``, the grid sorted as observations list it. A clone shares its
+    each column's occupied rows as bits, ``_open``, each column's legal rows (found when first asked), and
+    ``_cells``, the grid sorted as observations list it (``_cell_keys``: their order). A clone shares its
     ``rng`` until either side uses it (``rng`` copies it then): Ranczo draws from it only to shuffle a new round."""
 
     # ----- fields a search copies often --------------------------------------------------------------------------
@@ -127,6 +128,8 @@ class RanczoState(State):
         self._grid = grid
         self._bits: list[int] | None = None
         self._cells: list[Cell] | None = None
+        self._cell_keys: list[int] = []
+        self._open: list[tuple[int, ...] | None] = [None] * 8
 
     def _column_bits(self) -> list[int]:
         """Occupied rows per column (index = value; 0 and 8 stay empty so neighbours need no bounds check)."""
@@ -139,7 +142,9 @@ class RanczoState(State):
 
     def _sorted_cells(self) -> list[Cell]:
         if self._cells is None:
-            self._cells = [_cell(row, card) for (row, _value), card in sorted(self._grid.items())]
+            placed = sorted(self._grid.items())
+            self._cells = [_cell(row, card) for (row, _value), card in placed]
+            self._cell_keys = [_cell_key(row, value) for (row, value), _card in placed]
         return self._cells
 
     # ----- setup and turn flow -----------------------------------------------------------------------------------
@@ -238,39 +243,41 @@ class RanczoState(State):
                 lines.append(f"final tokens {self.tokens}")
 
     # ----- rules of placement ------------------------------------------------------------------------------------
-    def _open_rows(self, value: int, bits: list[int]) -> tuple[int, ...]:
-        # A free cell of the column touching a card: one beside it (the next columns) or above or below it.
-        column = bits[value]
-        free = (bits[value - 1] | bits[value + 1] | column << 1 | column >> 1) & ~column
-        top, bottom = self.top, self.bottom
-        if bottom - top + 1 < MAX_ROWS:
-            top, bottom = top - 1, bottom + 1
-        free &= ((2 << (bottom - top)) - 1) << (top + ROW_BIT)
-        rows = ROWS_OF.get(free)
+    def _open_rows(self, value: int) -> tuple[int, ...]:
+        rows = self._open[value]
         if rows is None:
-            rows = ROWS_OF[free] = tuple(row for row in range(-ROW_BIT, ROW_BIT) if free >> (row + ROW_BIT) & 1)
+            # A free cell of the column touching a card: one beside it (the next columns) or above or below it.
+            bits = self._column_bits()
+            column = bits[value]
+            free = (bits[value - 1] | bits[value + 1] | column << 1 | column >> 1) & ~column
+            top, bottom = self.top, self.bottom
+            if bottom - top + 1 < MAX_ROWS:
+                top, bottom = top - 1, bottom + 1
+            free &= ((2 << (bottom - top)) - 1) << (top + ROW_BIT)
+            rows = ROWS_OF.get(free)
+            if rows is None:
+                rows = ROWS_OF[free] = tuple(row for row in range(-ROW_BIT, ROW_BIT) if free >> (row + ROW_BIT) & 1)
+            self._open[value] = rows
         return rows
 
     def rows_for(self, value: int) -> list[int]:
         """Rows where a card of ``value`` may be placed now (RULES.md "A turn" 2), top to bottom."""
-        return list(self._open_rows(value, self._column_bits()))
+        return list(self._open_rows(value))
 
     def _plays(self) -> list[Action]:
         plays: list[Action] = []
-        bits = self._column_bits()
         shown = 0
         rows: tuple[int, ...] = ()
         for card in self.hands[self.current]:  # sorted by id, so by value
             value = VALUE[card]
             if value != shown:
-                shown, rows = value, self._open_rows(value, bits)
+                shown, rows = value, self._open_rows(value)
             for row in rows:
                 plays.append({"play": card, "row": row})
         return plays
 
     def _can_play(self) -> bool:
-        bits = self._column_bits()
-        return any(self._open_rows(value, bits) for value in {VALUE[card] for card in self.hands[self.current]})
+        return any(self._open_rows(value) for value in {VALUE[card] for card in self.hands[self.current]})
 
     # ----- hooks -------------------------------------------------------------------------------------------------
     def _to_move(self) -> int | None:
@@ -291,12 +298,7 @@ class RanczoState(State):
         hand = self.hands[self.current]
         if len(action) == 2:
             card, row = action.get("play"), action.get("row")
-            if (
-                type(card) is int
-                and type(row) is int
-                and card in hand
-                and row in self._open_rows(VALUE[card], self._column_bits())
-            ):
+            if type(card) is int and type(row) is int and card in hand and row in self._open_rows(VALUE[card]):
                 return {"play": card, "row": row}
         elif len(action) == 1:
             card = action.get("bury")
@@ -381,8 +383,12 @@ class RanczoState(State):
         grid[(row, value)] = card
         if self._bits is not None:
             self._bits[value] |= 1 << (row + ROW_BIT)
+        self._open = [None] * 8
         if self._cells is not None:
-            bisect.insort(self._cells, _cell(row, card), key=_cell_order)
+            key = _cell_key(row, value)
+            at = bisect.bisect(self._cell_keys, key)
+            self._cell_keys.insert(at, key)
+            self._cells.insert(at, _cell(row, card))
         in_row = self.row_counts[row] = self.row_counts.get(row, 0) + 1
         self.col_counts[value] += 1
         if row < self.top:
@@ -463,8 +469,10 @@ class RanczoState(State):
         other._grid = self._grid.copy()
         if self._bits is not None:
             other._bits = self._bits[:]
+        other._open = self._open[:]
         if self._cells is not None:
             other._cells = self._cells[:]
+            other._cell_keys = self._cell_keys[:]
         other.row_counts = self.row_counts.copy()
         other.col_counts = self.col_counts[:]
         other.tokens = self.tokens[:]
@@ -521,8 +529,9 @@ def _cell(row: int, card: int) -> Cell:
     return {"row": row, "value": VALUE[card], "balloon": BALLOON[card], "id": card}
 
 
-def _cell_order(cell: Cell) -> tuple[int, int]:
-    return cell["row"], cell["value"]
+def _cell_key(row: int, value: int) -> int:
+    """Orders cells by row, then value, as observations list them."""
+    return row * 8 + value
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
