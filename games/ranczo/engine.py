@@ -100,23 +100,33 @@ class RanczoState(State):
     Derived from the grid and kept up to date by each placement (rebuilt when ``grid`` is set anew): ``_bits``,
     each column's occupied rows as bits, ``_open``, each column's legal rows (found when first asked), and
     ``_cells``, the grid sorted as observations list it (``_cell_keys``: their order). A clone shares its
-    ``rng`` until either side uses it (``rng`` copies it then): Ranczo draws from it only to shuffle a new round."""
+    ``rng`` until either side uses it (``rng`` copies it then), and a sample makes its own only when it is used:
+    Ranczo draws from it only to shuffle a new round."""
 
     # ----- fields a search copies often --------------------------------------------------------------------------
-    _rng: random.Random
+    _rng: random.Random | None
     _rng_shared: bool
 
     @property
     def rng(self) -> random.Random:
-        if self._rng_shared:
-            self._rng = _copy_rng(self._rng)
+        rng = self._rng
+        if rng is None:  # a sample's: made from its seed when first used
+            rng = self._rng = random.Random(self.seed)
             self._rng_shared = False
-        return self._rng
+        elif self._rng_shared:
+            rng = self._rng = _copy_rng(rng)
+            self._rng_shared = False
+        return rng
 
     @rng.setter
     def rng(self, rng: random.Random) -> None:
         self._rng = rng
         self._rng_shared = False
+
+    def _reseed(self, seed: int) -> None:
+        """A fresh ``rng`` from ``seed``, made only if the state draws from it (a sampled state rarely does)."""
+        self.seed = seed
+        self._rng = None
 
     @property
     def grid(self) -> dict[tuple[int, int], int]:

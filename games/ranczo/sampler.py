@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from math import factorial
 from typing import Any
 
 from games.base import Game
-from games.ranczo.engine import CARD_COUNT, MAX_ROWS, RanczoState
+from games.ranczo.engine import CARD_COUNT, MAX_ROWS, ROW_BIT, RanczoState
 from games.seen import Seen
 
 
@@ -51,19 +52,17 @@ class Knowledge:
 
 def can_play(observation: dict[str, Any]) -> bool:
     """Whether the hand in ``observation`` has a legal cell (RULES.md "A turn" 2): the decision is a play."""
-    occupied = {(cell["row"], cell["value"]) for cell in observation["grid"]}
+    bits = [0] * 9  # each column's occupied rows as bits, as the engine keeps them
+    for cell in observation["grid"]:
+        bits[cell["value"]] |= 1 << (cell["row"] + ROW_BIT)
     top, bottom = observation["rows"]
     if bottom - top + 1 < MAX_ROWS:
         top, bottom = top - 1, bottom + 1
+    window = ((2 << (bottom - top)) - 1) << (top + ROW_BIT)
     for value in {card["value"] for card in observation["hand"]}:
-        for row in range(top, bottom + 1):
-            if (row, value) not in occupied and (
-                (row, value - 1) in occupied
-                or (row, value + 1) in occupied
-                or (row - 1, value) in occupied
-                or (row + 1, value) in occupied
-            ):
-                return True
+        column = bits[value]
+        if (bits[value - 1] | bits[value + 1] | column << 1 | column >> 1) & ~column & window:
+            return True
     return False
 
 
@@ -112,47 +111,60 @@ def knowledge(seen: Seen) -> Knowledge:
     return known
 
 
-def sample(game: Game, seen: Seen, rng: random.Random) -> RanczoState:
-    """A state drawn uniformly from those that agree with ``seen`` and its ``knowledge`` (module docstring)."""
+@dataclass
+class Deal:
+    """What every sample from one record shares: the state with all that is visible, and the slots to fill."""
+
+    state: RanczoState  # the visible part; the other hands and the deck are filled in per sample
+    free: list[int]  # the cards the seat cannot place, dealt at random
+    room: list[int]  # per seat, how many free cards its hand takes (none for the seat itself)
+    held: list[list[int]]  # per seat, the cards known to be in its hand
+    deck: list[int | None]  # the deck, top first: a pinned card, or None for a free card
+
+
+# The last record prepared and its deal: a search samples one record many times. The record is recognised by its
+# observation objects themselves (held here, so their ids cannot be reused); nothing mutates a recorded observation.
+_prepared: tuple[int, list[dict[str, Any]], Game, Deal] | None = None
+
+
+def prepare(game: Game, seen: Seen) -> Deal:
+    """The deal every sample of ``seen`` draws from (kept for the next call with the same record)."""
+    global _prepared
+    last = _prepared
+    if (
+        last is not None
+        and last[0] == seen.seat
+        and last[2] is game
+        and len(last[1]) == len(seen.observations)
+        and all(a is b for a, b in zip(last[1], seen.observations, strict=True))
+    ):
+        return last[3]
+    deal = _deal(game, seen)
+    _prepared = (seen.seat, list(seen.observations), game, deal)
+    return deal
+
+
+def _deal(game: Game, seen: Seen) -> Deal:
     obs = seen.current
     seat = seen.seat
     known = knowledge(seen)
     hand_sizes: list[int] = obs["hand_sizes"]
     room = [0 if s == seat else hand_sizes[s] for s in range(seen.players)]
-    for card, holder in list(known.held.items()):
+    held: list[list[int]] = [[] for _ in range(seen.players)]
+    for card, holder in known.held.items():
         if room[holder] > 0:
             room[holder] -= 1
-        else:  # a record the facts cannot fit (a gap in the observations): trust the counts
-            del known.held[card]
+            held[holder].append(card)
+    pinned = {where: card for where, card in known.pinned.items() if where < obs["deck_size"]}
     in_sight = {card["id"] for card in obs["hand"]} | {cell["id"] for cell in obs["grid"]}
-    placed = in_sight | set(known.pinned.values()) | set(known.held)
+    placed = in_sight | set(pinned.values()) | {card for hand in held for card in hand}
     free = [card for card in range(CARD_COUNT) if card not in placed]
-    rng.shuffle(free)
-
-    hands: list[list[int]] = []
-    taken = 0
-    for s in range(seen.players):
-        if s == seat:
-            hands.append([card["id"] for card in obs["hand"]])
-            continue
-        hand = free[taken : taken + room[s]] + [card for card, holder in known.held.items() if holder == s]
-        taken += room[s]
-        hands.append(sorted(hand))
-    deck: list[int] = []
-    for position in range(obs["deck_size"]):
-        if position in known.pinned:
-            deck.append(known.pinned[position])
-        else:
-            deck.append(free[taken])
-            taken += 1
 
     state = object.__new__(RanczoState)
-    fresh = rng.getrandbits(64)
     state.game = game
     state.players = seen.players
-    state.seed = fresh
     state.options = seen.options
-    state.rng = random.Random(fresh)
+    state._reseed(0)  # every sample gets its own
     state.history = []
     state.rounds = obs["rounds"]
     state.round = obs["round"]
@@ -160,9 +172,9 @@ def sample(game: Game, seen: Seen, rng: random.Random) -> RanczoState:
     state.round_tokens = list(obs["round_tokens"])
     state.round_results = [list(result) for result in obs["round_results"]]
     state.over = obs["over"]
-    state.hands = hands
-    state.deck = deck
-    state.deck_buried_by = [seat if position in known.pinned else None for position in range(len(deck))]
+    state.hands = [[card["id"] for card in obs["hand"]] if s == seat else [] for s in range(seen.players)]
+    state.deck = []
+    state.deck_buried_by = [seat if where in pinned else None for where in range(obs["deck_size"])]
     state.grid = {(cell["row"], cell["value"]): cell["id"] for cell in obs["grid"]}
     state.row_counts = {}
     state.col_counts = [0] * 8
@@ -175,7 +187,46 @@ def sample(game: Game, seen: Seen, rng: random.Random) -> RanczoState:
     state.last = _copy_last(obs["last"])
     state.end_reason = None
     state.current = seat if obs["to_move"] is None else obs["to_move"]
+    deck = [pinned.get(where) for where in range(obs["deck_size"])]
+    return Deal(state=state, free=free, room=room, held=held, deck=deck)
+
+
+def sample(game: Game, seen: Seen, rng: random.Random) -> RanczoState:
+    """A state drawn uniformly from those that agree with ``seen`` and its ``knowledge`` (module docstring)."""
+    deal = prepare(game, seen)
+    free = deal.free[:]
+    shuffle(free, rng)
+    state = deal.state.clone()
+    taken = 0
+    hands = state.hands
+    for s, room in enumerate(deal.room):
+        if room or deal.held[s]:
+            hands[s] = sorted(free[taken : taken + room] + deal.held[s])
+            taken += room
+    deck: list[int] = []
+    for card in deal.deck:
+        if card is None:
+            card = free[taken]
+            taken += 1
+        deck.append(card)
+    state.deck = deck
+    state._reseed(rng.getrandbits(64))
     return state
+
+
+def shuffle(cards: list[int], rng: random.Random) -> None:
+    """Fisher-Yates with every swap drawn at once: one number uniform below ``n!`` (by rejection), read in mixed radix
+    (its digit base ``i + 1`` picks the swap of position ``i``). Exactly uniform, and half ``random.shuffle``'s cost
+    (one big draw instead of one call per card)."""
+    count = len(cards)
+    orders = factorial(count)
+    bits = orders.bit_length()
+    number = rng.getrandbits(bits)
+    while number >= orders:
+        number = rng.getrandbits(bits)
+    for i in range(count - 1, 0, -1):
+        number, j = divmod(number, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _copy_last(last: dict[str, Any] | None) -> Any:
@@ -187,4 +238,4 @@ def _copy_last(last: dict[str, Any] | None) -> Any:
     return copied
 
 
-__all__ = ["Knowledge", "can_play", "knowledge", "sample"]
+__all__ = ["Deal", "Knowledge", "can_play", "knowledge", "prepare", "sample", "shuffle"]

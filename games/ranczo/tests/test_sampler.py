@@ -12,7 +12,7 @@ from itertools import combinations, permutations
 
 from games.base import canonical
 from games.ranczo.engine import CARD_COUNT, GAME, RanczoState
-from games.ranczo.sampler import can_play, knowledge
+from games.ranczo.sampler import can_play, knowledge, shuffle
 from games.ranczo.tests.test_ranczo import COW, GOOSE, HEN, HORSE, PIG, SHEEP, dealt, full_grid, ids, position
 from games.seen import Seen
 
@@ -122,10 +122,47 @@ def test_the_sample_tells_nothing_of_the_real_seed_or_history() -> None:
     assert isinstance(state, RanczoState)
     seen = seen_of(state, 0)
     seen.record(state.observation(0))
-    samples = [GAME.sample(seen, random.Random(k)) for k in range(2)]
+    samples = [fair_sample(seen, random.Random(k)) for k in range(2)]
     assert all(sample.history == [] for sample in samples)
     assert samples[0].rng.getstate() != samples[1].rng.getstate() != state.rng.getstate()
+    assert all(sample.rng.getstate() == random.Random(sample.seed).getstate() for sample in samples)
     assert canonical(samples[0].observation(0)) == canonical(state.observation(0))
+
+
+def test_samples_play_on_through_the_next_rounds_the_same_way_from_the_same_draw() -> None:
+    state = GAME.new_state(3, 8, {"rounds": 3})
+    assert isinstance(state, RanczoState)
+    seen = [seen_of(state, seat) for seat in range(3)]
+    rng = random.Random(8)
+    for _ in range(30):
+        seat = state.to_move()
+        assert seat is not None
+        seen[seat].record(state.observation(seat))
+        state.apply(rng.choice(state.legal_actions()))
+    seat = state.to_move()
+    assert seat is not None
+    seen[seat].record(state.observation(seat))
+    ends = []
+    for _ in range(2):
+        sample = fair_sample(seen[seat], random.Random(3))
+        moves = random.Random(4)
+        while sample.to_move() is not None:
+            sample.advance(moves.choice(sample.legal_actions()))
+        assert sample.round == 3
+        ends.append(canonical(sample.full_view()))
+    assert ends[0] == ends[1]
+
+
+def test_the_shuffle_draws_every_order_equally_often() -> None:
+    rng = random.Random(1)
+    counts: Counter[tuple[int, ...]] = Counter()
+    for _ in range(24_000):
+        cards = [0, 1, 2, 3]
+        shuffle(cards, rng)
+        counts[tuple(cards)] += 1
+    expected = 1000
+    statistic = sum((count - expected) ** 2 / expected for count in counts.values())
+    assert len(counts) == 24 and statistic < 60  # chi-square, 23 degrees of freedom: p < 1e-4 above 57
 
 
 # ----- uniformity ---------------------------------------------------------------------------------------------------
