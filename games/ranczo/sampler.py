@@ -26,8 +26,9 @@ above. What it does not use (the approximation, docs/search.md):
   shuffled.
 
 The sample's ``history`` is empty (the seat cannot know the cards of the others' buries, so it cannot replay the
-game), its ``rng`` is fresh from the sampler's ``rng``, and every deck card is marked as dealt except the seat's own
-pinned buries.
+game), its ``rng`` is fresh from the sampler's ``rng`` (made only if used), and every deck card is marked as dealt
+except the seat's own pinned buries. What a record gives is prepared once (``prepare``) and reused while the record
+is unchanged: a search samples one decision's record many times.
 """
 
 from __future__ import annotations
