@@ -188,6 +188,8 @@ def _deal(game: Game, seen: Seen) -> Deal:
     state.last = _copy_last(obs["last"])
     state.end_reason = None
     state.current = seat if obs["to_move"] is None else obs["to_move"]
+    state._column_bits()  # derived once here, copied by every sample's clone
+    state._sorted_cells()
     deck = [pinned.get(where) for where in range(obs["deck_size"])]
     return Deal(state=state, free=free, room=room, held=held, deck=deck)
 
