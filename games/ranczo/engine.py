@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import bisect
 import random
-from typing import Any
+from typing import Any, Self
 
-from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
 from games.ranczo import declaration
 from games.ranczo.declaration import Buried, Card, Cell, Played
+from games.seen import Seen
 from games.spec import GameSpec
 
 COPIES = 7
@@ -85,8 +86,76 @@ def normalise_deck(deck: object) -> list[Card]:
     return [card_json(card) for card in ids]
 
 
+# Rows as bits of an int per column (bit ``row + ROW_BIT``): a column's free cells that touch a card are a few
+# shifts and ors. Rows run from -6 to 6 in play; the margin keeps positions laid out by hand in tests valid too.
+ROW_BIT = 32
+CARD_CELLS: tuple[tuple[int, bool], ...] = tuple((VALUE[card], BALLOON[card]) for card in range(CARD_COUNT))
+# The rows of each set of free cells met so far (a column's free cells as bits): a few hundred in practice.
+ROWS_OF: dict[int, tuple[int, ...]] = {}
+
+
 class RanczoState(State):
-    """One match: one game or, with ``rounds`` > 1, the rulebook's "multi" variant (tokens summed over the rounds)."""
+    """One match: one game or, with ``rounds`` > 1, the rulebook's "multi" variant (tokens summed over the rounds).
+
+    Derived from the grid and kept up to date by each placement (rebuilt when ``grid`` is set anew): ``_bits``,
+    each column's occupied rows as bits, ``_open``, each column's legal rows (found when first asked), and
+    ``_cells``, the grid sorted as observations list it (``_cell_keys``: their order). A clone shares its
+    ``rng`` until either side uses it (``rng`` copies it then), and a sample makes its own only when it is used:
+    Ranczo draws from it only to shuffle a new round."""
+
+    # ----- fields a search copies often --------------------------------------------------------------------------
+    _rng: random.Random | None
+    _rng_shared: bool
+
+    @property
+    def rng(self) -> random.Random:
+        rng = self._rng
+        if rng is None:  # a sample's: made from its seed when first used
+            rng = self._rng = random.Random(self.seed)
+            self._rng_shared = False
+        elif self._rng_shared:
+            rng = self._rng = _copy_rng(rng)
+            self._rng_shared = False
+        return rng
+
+    @rng.setter
+    def rng(self, rng: random.Random) -> None:
+        self._rng = rng
+        self._rng_shared = False
+
+    def _reseed(self, seed: int) -> None:
+        """A fresh ``rng`` from ``seed``, made only if the state draws from it (a sampled state rarely does)."""
+        self.seed = seed
+        self._rng = None
+
+    @property
+    def grid(self) -> dict[tuple[int, int], int]:
+        """The cards on the grid by (row, value)."""
+        return self._grid
+
+    @grid.setter
+    def grid(self, grid: dict[tuple[int, int], int]) -> None:
+        self._grid = grid
+        self._bits: list[int] | None = None
+        self._cells: list[Cell] | None = None
+        self._cell_keys: list[int] = []
+        self._open: list[tuple[int, ...] | None] = [None] * 8
+
+    def _column_bits(self) -> list[int]:
+        """Occupied rows per column (index = value; 0 and 8 stay empty so neighbours need no bounds check)."""
+        if self._bits is None:
+            bits = [0] * 9
+            for row, value in self._grid:
+                bits[value] |= 1 << (row + ROW_BIT)
+            self._bits = bits
+        return self._bits
+
+    def _sorted_cells(self) -> list[Cell]:
+        if self._cells is None:
+            placed = sorted(self._grid.items())
+            self._cells = [_cell(row, card) for (row, _value), card in placed]
+            self._cell_keys = [_cell_key(row, value) for (row, value), _card in placed]
+        return self._cells
 
     # ----- setup and turn flow -----------------------------------------------------------------------------------
     def _setup(self) -> None:
@@ -97,7 +166,7 @@ class RanczoState(State):
         self.over = False
         self._start_round([])
 
-    def _start_round(self, lines: list[str]) -> None:
+    def _start_round(self, lines: list[str] | None) -> None:
         self.round += 1
         if self.round == 1 and "deck" in self.options:
             order = [card["id"] for card in self.options["deck"]]
@@ -110,7 +179,7 @@ class RanczoState(State):
         self.deck: list[int] = order[self.players * HAND_SIZE + 1 :]
         # Who put each deck card there (None: dealt). Only the burier knows that card; perturb_hidden keeps it.
         self.deck_buried_by: list[int | None] = [None] * len(self.deck)
-        self.grid: dict[tuple[int, int], int] = {(0, VALUE[first]): first}
+        self.grid = {(0, VALUE[first]): first}
         self.row_counts: dict[int, int] = {0: 1}
         self.col_counts = [0] * 8
         self.col_counts[VALUE[first]] = 1
@@ -122,87 +191,103 @@ class RanczoState(State):
         self.end_reason: str | None = None
         # The multi variant: each player starts one game in turn (seed, "Chcecie więcej?").
         starter = (self.round - 1) % self.players
-        if self.rounds > 1:
-            lines.append(f"round {self.round} of {self.rounds} begins; seat {starter} starts")
-        lines.append(f"the first card on the grid is a {card_name(first)}")
+        if lines is not None:
+            if self.rounds > 1:
+                lines.append(f"round {self.round} of {self.rounds} begins; seat {starter} starts")
+            lines.append(f"the first card on the grid is a {card_name(first)}")
         self._begin_turn(starter, lines)
 
-    def _begin_turn(self, seat: int, lines: list[str]) -> None:
+    def _begin_turn(self, seat: int, lines: list[str] | None) -> None:
         self.current = seat
-        if self.deck:
-            card = self.deck.pop(0)
+        deck = self.deck
+        if deck:
+            card = deck.pop(0)
             self.deck_buried_by.pop(0)
             bisect.insort(self.hands[seat], card)
-            lines.append(f"seat {seat} draws a card ({len(self.deck)} left in the deck)")
+            if lines is not None:
+                lines.append(f"seat {seat} draws a card ({len(deck)} left in the deck)")
         self._mark_out(lines)
 
-    def _mark_out(self, lines: list[str]) -> None:
+    def _mark_out(self, lines: list[str] | None) -> None:
         # RULES.md "A turn" 4: once the deck is empty, a player then holding a single card takes no more turns (for
         # good, even if a card buried later refills the deck).
         if self.deck:
             return
+        out = self.out
         for seat, hand in enumerate(self.hands):
-            if not self.out[seat] and len(hand) == 1:
-                self.out[seat] = True
-                lines.append(f"seat {seat} holds a single card with the deck empty and takes no more turns")
+            if not out[seat] and len(hand) == 1:
+                out[seat] = True
+                if lines is not None:
+                    lines.append(f"seat {seat} holds a single card with the deck empty and takes no more turns")
 
-    def _after_action(self, seat: int, lines: list[str]) -> None:
+    def _after_action(self, seat: int, lines: list[str] | None) -> None:
         self._mark_out(lines)
-        active = [s for s in range(self.players) if not self.out[s]]
-        if all(len(hand) == 1 for hand in self.hands):
+        out = self.out
+        if max(map(len, self.hands)) == 1:  # no hand is ever empty
             self._end_round("every player holds exactly one card", lines)
-        elif self.buries_in_a_row >= len(active):
+        elif self.buries_in_a_row >= out.count(False):
             # RULES.md "End of game" 2: a full cycle of buries (by every player still taking turns) ends the game.
             self._end_round("every player in turn put a card under the deck", lines)
         else:
-            for step in range(1, self.players + 1):
-                nxt = (seat + step) % self.players
-                if not self.out[nxt]:
+            players = self.players
+            for step in range(1, players + 1):
+                nxt = (seat + step) % players
+                if not out[nxt]:
                     self._begin_turn(nxt, lines)
                     return
             self._end_round("no player takes turns any more", lines)  # pragma: no cover - caught above
 
-    def _end_round(self, reason: str, lines: list[str]) -> None:
+    def _end_round(self, reason: str, lines: list[str] | None) -> None:
         self.end_reason = reason
         self.round_results.append(list(self.round_tokens))
-        if self.rounds > 1:
-            lines.append(f"round {self.round} ends: {reason}; tokens this round {self.round_tokens}")
-        else:
-            lines.append(f"the game ends: {reason}")
+        if lines is not None:
+            if self.rounds > 1:
+                lines.append(f"round {self.round} ends: {reason}; tokens this round {self.round_tokens}")
+            else:
+                lines.append(f"the game ends: {reason}")
         if self.round < self.rounds:
             self._start_round(lines)
         else:
             self.over = True
-            lines.append(f"final tokens {self.tokens}")
+            if lines is not None:
+                lines.append(f"final tokens {self.tokens}")
 
     # ----- rules of placement ------------------------------------------------------------------------------------
+    def _open_rows(self, value: int) -> tuple[int, ...]:
+        rows = self._open[value]
+        if rows is None:
+            # A free cell of the column touching a card: one beside it (the next columns) or above or below it.
+            bits = self._column_bits()
+            column = bits[value]
+            free = (bits[value - 1] | bits[value + 1] | column << 1 | column >> 1) & ~column
+            top, bottom = self.top, self.bottom
+            if bottom - top + 1 < MAX_ROWS:
+                top, bottom = top - 1, bottom + 1
+            free &= ((2 << (bottom - top)) - 1) << (top + ROW_BIT)
+            rows = ROWS_OF.get(free)
+            if rows is None:
+                rows = ROWS_OF[free] = tuple(row for row in range(-ROW_BIT, ROW_BIT) if free >> (row + ROW_BIT) & 1)
+            self._open[value] = rows
+        return rows
+
     def rows_for(self, value: int) -> list[int]:
         """Rows where a card of ``value`` may be placed now (RULES.md "A turn" 2), top to bottom."""
-        grid = self.grid
-        can_grow = self.bottom - self.top + 1 < MAX_ROWS
-        low = self.top - 1 if can_grow else self.top
-        high = self.bottom + 1 if can_grow else self.bottom
-        return [
-            row
-            for row in range(low, high + 1)
-            if (row, value) not in grid
-            and (
-                (row, value - 1) in grid
-                or (row, value + 1) in grid
-                or (row - 1, value) in grid
-                or (row + 1, value) in grid
-            )
-        ]
+        return list(self._open_rows(value))
 
     def _plays(self) -> list[Action]:
         plays: list[Action] = []
-        rows_by_value: dict[int, list[int]] = {}
-        for card in self.hands[self.current]:
+        shown = 0
+        rows: tuple[int, ...] = ()
+        for card in self.hands[self.current]:  # sorted by id, so by value
             value = VALUE[card]
-            if value not in rows_by_value:
-                rows_by_value[value] = self.rows_for(value)
-            plays.extend({"play": card, "row": row} for row in rows_by_value[value])
+            if value != shown:
+                shown, rows = value, self._open_rows(value)
+            for row in rows:
+                plays.append({"play": card, "row": row})
         return plays
+
+    def _can_play(self) -> bool:
+        return any(self._open_rows(value) for value in {VALUE[card] for card in self.hands[self.current]})
 
     # ----- hooks -------------------------------------------------------------------------------------------------
     def _to_move(self) -> int | None:
@@ -217,6 +302,19 @@ class RanczoState(State):
             return plays
         # RULES.md "A turn" 3: only when no card has a legal cell, one card of the player's choice goes under the deck.
         return [{"bury": card} for card in self.hands[self.current]]
+
+    def _check(self, action: Action) -> Action:
+        # The legal list's membership test without building the list: the same actions pass, in the same form.
+        hand = self.hands[self.current]
+        if len(action) == 2:
+            card, row = action.get("play"), action.get("row")
+            if type(card) is int and type(row) is int and card in hand and row in self._open_rows(VALUE[card]):
+                return {"play": card, "row": row}
+        elif len(action) == 1:
+            card = action.get("bury")
+            if type(card) is int and card in hand and not self._can_play():
+                return {"bury": card}
+        raise IllegalAction(self._explain_illegal(action))
 
     def _explain_illegal(self, action: Action) -> str:
         shape = 'an action is {"play": <card id>, "row": <row>} or {"bury": <card id>}'
@@ -261,8 +359,17 @@ class RanczoState(State):
         return shape
 
     def _apply(self, action: Action) -> list[str]:
-        seat = self.current
         lines: list[str] = []
+        self._step(action, lines)
+        return lines
+
+    def _advance(self, action: Action) -> None:
+        self.history.append(action)
+        self._step(action, None)
+
+    def _step(self, action: Action, lines: list[str] | None) -> None:
+        """Play a legal action; narrate it into ``lines`` unless it is None (a search's step)."""
+        seat = self.current
         if "play" in action:
             card, row = action["play"], action["row"]
             self.hands[seat].remove(card)
@@ -276,61 +383,77 @@ class RanczoState(State):
             self.deck_buried_by.append(seat)
             self.buries_in_a_row += 1
             self.last = {"seat": seat, "action": "bury"}
-            lines.append(f"seat {seat} cannot play and puts a card under the deck")
+            if lines is not None:
+                lines.append(f"seat {seat} cannot play and puts a card under the deck")
         self._after_action(seat, lines)
-        return lines
 
-    def _place(self, seat: int, card: int, row: int, lines: list[str]) -> int:
+    def _place(self, seat: int, card: int, row: int, lines: list[str] | None) -> int:
         value = VALUE[card]
-        self.grid[(row, value)] = card
-        self.row_counts[row] = self.row_counts.get(row, 0) + 1
+        grid = self._grid
+        grid[(row, value)] = card
+        if self._bits is not None:
+            self._bits[value] |= 1 << (row + ROW_BIT)
+        self._open = [None] * 8
+        if self._cells is not None:
+            key = _cell_key(row, value)
+            at = bisect.bisect(self._cell_keys, key)
+            self._cell_keys.insert(at, key)
+            self._cells.insert(at, _cell(row, card))
+        in_row = self.row_counts[row] = self.row_counts.get(row, 0) + 1
         self.col_counts[value] += 1
-        self.top, self.bottom = min(self.top, row), max(self.bottom, row)
-        lines.append(f"seat {seat} plays a {card_name(card)} in row {row}")
+        if row < self.top:
+            self.top = row
+        elif row > self.bottom:
+            self.bottom = row
+        if lines is not None:
+            lines.append(f"seat {seat} plays a {card_name(card)} in row {row}")
         gained = 0
         # RULES.md "Scoring": per completed line, 1 token plus 1 per balloon card in it; row and column both count.
-        if self.row_counts[row] == LINE_LENGTH:
-            score = 1 + sum(BALLOON[self.grid[(row, v)]] for v in range(1, 8))
+        if in_row == LINE_LENGTH:
+            score = 1 + sum(BALLOON[grid[(row, v)]] for v in range(1, 8))
             gained += score
-            lines.append(f"seat {seat} completes row {row} and gains {score} token(s)")
+            if lines is not None:
+                lines.append(f"seat {seat} completes row {row} and gains {score} token(s)")
         if self.col_counts[value] == LINE_LENGTH:
-            score = 1 + sum(BALLOON[c] for (_, v), c in self.grid.items() if v == value)
+            score = 1 + sum(BALLOON[c] for (_, v), c in grid.items() if v == value)
             gained += score
-            lines.append(f"seat {seat} completes column {value} and gains {score} token(s)")
-        self.tokens[seat] += gained
-        self.round_tokens[seat] += gained
+            if lines is not None:
+                lines.append(f"seat {seat} completes column {value} and gains {score} token(s)")
+        if gained:
+            self.tokens[seat] += gained
+            self.round_tokens[seat] += gained
         return gained
 
     # ----- views -------------------------------------------------------------------------------------------------
     def _grid_json(self) -> list[Cell]:
-        return [
-            {"row": row, "value": value, "balloon": BALLOON[card], "id": card}
-            for (row, value), card in sorted(self.grid.items())
-        ]
+        # A card's cell never changes once placed: observations share the cell objects (read-only, as ``last`` is).
+        return self._sorted_cells()[:]
 
     def _public_view(self) -> dict[str, Any]:
+        over = self.over
         return {
             "players": self.players,
             "round": self.round,
             "rounds": self.rounds,
-            "to_move": None if self.over else self.current,
+            "to_move": None if over else self.current,
             "grid": self._grid_json(),
             "rows": [self.top, self.bottom],
             "deck_size": len(self.deck),
             "hand_sizes": [len(hand) for hand in self.hands],
-            "tokens": list(self.tokens),
-            "round_tokens": list(self.round_tokens),
-            "round_results": [list(result) for result in self.round_results],
-            "out": list(self.out),
+            "tokens": self.tokens[:],
+            "round_tokens": self.round_tokens[:],
+            "round_results": [result[:] for result in self.round_results],
+            "out": self.out[:],
             "buries_in_a_row": self.buries_in_a_row,
             "last": self.last,
-            "over": self.over,
+            "over": over,
         }
 
     def _observation(self, seat: int) -> dict[str, Any]:
         view = self._public_view()
         view["seat"] = seat
-        view["hand"] = [card_json(card) for card in self.hands[seat]]
+        cells = CARD_CELLS
+        view["hand"] = [{"id": card, "value": cells[card][0], "balloon": cells[card][1]} for card in self.hands[seat]]
         return view
 
     def _full_view(self) -> dict[str, Any]:
@@ -344,24 +467,35 @@ class RanczoState(State):
     def _outcome(self) -> Outcome:
         return Outcome.from_scores(self.tokens)
 
-    def _copy(self) -> RanczoState:
-        """A cheap independent copy (``clone`` deep-copies the history and the RNG; the leak test calls this often)."""
+    def _clone(self) -> Self:
+        """A field copy: the grid's derived data with it, the rng shared until either side draws from it."""
         other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        other.history = list(self.history)
-        other.hands = [list(hand) for hand in self.hands]
-        other.deck = list(self.deck)
-        other.deck_buried_by = list(self.deck_buried_by)
-        other.grid = dict(self.grid)
-        other.row_counts = dict(self.row_counts)
-        other.col_counts = list(self.col_counts)
-        other.tokens = list(self.tokens)
-        other.round_tokens = list(self.round_tokens)
-        other.out = list(self.out)
-        other.round_results = [list(result) for result in self.round_results]
+        self._rng_shared = other._rng_shared = True
+        other.history = self.history[:]
+        other.hands = [hand[:] for hand in self.hands]
+        other.deck = self.deck[:]
+        other.deck_buried_by = self.deck_buried_by[:]
+        other._grid = self._grid.copy()
+        if self._bits is not None:
+            other._bits = self._bits[:]
+        other._open = self._open[:]
+        if self._cells is not None:
+            other._cells = self._cells[:]
+            other._cell_keys = self._cell_keys[:]
+        other.row_counts = self.row_counts.copy()
+        other.col_counts = self.col_counts[:]
+        other.tokens = self.tokens[:]
+        other.round_tokens = self.round_tokens[:]
+        other.out = self.out[:]
+        other.round_results = [result[:] for result in self.round_results]
         return other
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> RanczoState:
+        from games.ranczo.sampler import sample  # the sampler builds states of this class
+
+        return sample(game, seen, rng)
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> RanczoState | None:
         # Hidden from the observer: other seats' hands and the deck order, except the cards the observer buried
@@ -390,7 +524,7 @@ class RanczoState(State):
         if chosen is None:
             return None
         a, b = chosen
-        other = self._copy()
+        other = self._clone()
         for (kind, where, card), replacement in ((a, b[2]), (b, a[2])):
             if kind == "hand":
                 hand = other.hands[where]
@@ -399,6 +533,21 @@ class RanczoState(State):
             else:
                 other.deck[where] = replacement
         return other
+
+
+def _cell(row: int, card: int) -> Cell:
+    return {"row": row, "value": VALUE[card], "balloon": BALLOON[card], "id": card}
+
+
+def _cell_key(row: int, value: int) -> int:
+    """Orders cells by row, then value, as observations list them."""
+    return row * 8 + value
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    copied = random.Random.__new__(random.Random)
+    copied.setstate(rng.getstate())
+    return copied
 
 
 class RanczoGame(Game):
