@@ -333,6 +333,11 @@ def _effect(
             _forget(known, n, target)
             results.append(((tuple(hands), tuple(known), left), p))
         return results
+    if card == PRIEST:  # only the target's card needs a value: the one the Priest's player now knows
+        return [
+            (_replaced(hands, target, (theirs,), _put_list(known, seat * n + target, theirs), left), p)
+            for theirs, left, p in _value(pool, hands[target][0], VALUES)
+        ]
     results = []
     for mine, after_mine, p_mine in _value(pool, hands[seat][0], VALUES):
         for theirs, left, p_theirs in _value(after_mine, hands[target][0], VALUES):
@@ -340,10 +345,7 @@ def _effect(
             valued = list(hands)
             valued[seat], valued[target] = (mine,), (theirs,)
             told = list(known)
-            if card == PRIEST:
-                told[seat * n + target] = theirs
-                results.append(((tuple(valued), tuple(told), left), p))
-            elif card == BARON:
+            if card == BARON:
                 told[seat * n + target] = theirs
                 told[target * n + seat] = mine
                 loser = [] if mine == theirs else [seat if mine < theirs else target]
@@ -385,6 +387,13 @@ def _replaced(hands: list[tuple[int, ...]], seat: int, hand: tuple[int, ...], kn
 def _put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """``values`` with ``values[index]`` replaced."""
     return (*values[:index], value, *values[index + 1 :])
+
+
+def _put_list(values: list[int], index: int, value: int) -> list[int]:
+    """A copy of ``values`` with ``values[index]`` replaced."""
+    copied = list(values)
+    copied[index] = value
+    return copied
 
 
 def _forget(known: list[int], n: int, seat: int) -> None:
