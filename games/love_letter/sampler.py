@@ -91,6 +91,7 @@ def posterior_of(seen: Seen) -> RoundPosterior:
         # The same list, grown only at its end since (the kept observation is still in its place).
         if kept is observations and len(observations) >= length and posterior.extends(seen, length):
             if len(observations) > length:
+                del _CACHE[id(observations)]  # back only once extended: a record that contradicts itself is dropped
                 posterior.extend(seen)
                 _CACHE[id(observations)] = (observations, len(observations), posterior)
             _CACHE.move_to_end(id(observations))

@@ -32,7 +32,7 @@ from games.love_letter.engine import (
     PRINCESS,
     LoveLetterState,
 )
-from games.love_letter.sampler import RoundPosterior, posterior_of
+from games.love_letter.sampler import Inconsistent, RoundPosterior, posterior_of
 from games.seen import Seen
 
 ME = 0
@@ -316,3 +316,12 @@ def test_a_sample_plays_on_to_the_end_with_a_fresh_rng_and_no_history() -> None:
     while first.to_move() is not None:
         first.apply(first.legal_actions()[0])
         assert first.card_count() == 16
+
+
+def test_a_record_that_contradicts_itself_is_refused() -> None:
+    # The Princess is face up in the set-aside cards: no deal puts it in seat 0's hand.
+    position = Position(2, stacked(2, 1, [8, 6, 5], [2, 1], [4, 1, 4]))
+    tampered = {**position.seen.current, "hand": [PRINCESS, 4]}
+    seen = Seen(game="love_letter", seat=ME, players=2, observations=[tampered])
+    with pytest.raises(Inconsistent):
+        GAME.sample(seen, random.Random(0))
