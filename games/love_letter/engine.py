@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
+from typing import Any, Self
 
-from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
 from games.love_letter import declaration
+from games.seen import Seen
 from games.spec import GameSpec
 
 GUARD, PRIEST, BARON, HANDMAID, PRINCE, KING, COUNTESS, PRINCESS = range(1, 9)
@@ -37,6 +38,8 @@ TARGET_TOKENS = {2: 7, 3: 5, 4: 4}
 # Cards whose play names another player; the Prince may also name its player (RULES.md "Card effects").
 TARGETED = frozenset({GUARD, PRIEST, BARON, PRINCE, KING})
 ACTION_KEYS = frozenset({"card", "target", "guess"})
+GUESSES = range(PRIEST, PRINCESS + 1)  # a Guard names any card but a Guard
+SEAT_KEYS = tuple(str(seat) for seat in range(max(TARGET_TOKENS)))  # seats as JSON object keys
 
 
 def card_name(value: int) -> str:
@@ -88,9 +91,10 @@ class LoveLetterState(State):
         self.hands[self.current].append(self.deck.pop(0))
 
     def _next_in_round(self, seat: int) -> int:
-        for step in range(1, self.players + 1):
-            other = (seat + step) % self.players
-            if not self.out[other]:
+        players, out = self.players, self.out
+        for step in range(1, players + 1):
+            other = (seat + step) % players
+            if not out[other]:
                 return other
         raise AssertionError("no player left in the round")
 
@@ -100,7 +104,8 @@ class LoveLetterState(State):
 
     def _targets(self, seat: int) -> list[int]:
         """Other players in the round who may be chosen (RULES.md "Targeting and protection" 1)."""
-        return [t for t in range(self.players) if t != seat and not self.out[t] and not self.protected[t]]
+        out, protected = self.out, self.protected
+        return [t for t in range(self.players) if t != seat and not out[t] and not protected[t]]
 
     def _forced_countess(self, hand: list[int]) -> bool:
         return COUNTESS in hand and (KING in hand or PRINCE in hand)
@@ -108,21 +113,22 @@ class LoveLetterState(State):
     def _legal_actions(self) -> list[Action]:
         seat = self.current
         hand = self.hands[seat]
-        if self._forced_countess(hand):
+        if COUNTESS in hand and (KING in hand or PRINCE in hand):
             return [{"card": COUNTESS}]
-        targets = self._targets(seat)
+        out, protected = self.out, self.protected
+        targets = [t for t in range(self.players) if t != seat and not out[t] and not protected[t]]  # _targets
+        first, second = hand  # a player to move holds two cards
+        cards = (first,) if first == second else (first, second) if first < second else (second, first)
         actions: list[Action] = []
-        for card in sorted(set(hand)):
+        for card in cards:
             if card == GUARD:
                 if targets:
-                    actions += [
-                        {"card": card, "target": t, "guess": g} for t in targets for g in range(PRIEST, PRINCESS + 1)
-                    ]
+                    actions += [{"card": GUARD, "target": t, "guess": g} for t in targets for g in GUESSES]
                 else:
-                    actions.append({"card": card})
+                    actions.append({"card": GUARD})
             elif card == PRINCE:
                 # RULES.md "Targeting and protection" 2: with every other player protected the Prince names yourself.
-                actions += [{"card": card, "target": t} for t in sorted([*targets, seat])]
+                actions += [{"card": PRINCE, "target": t} for t in sorted([*targets, seat])]
             elif card in TARGETED:
                 actions += [{"card": card, "target": t} for t in targets] if targets else [{"card": card}]
             else:
@@ -180,96 +186,150 @@ class LoveLetterState(State):
         return f"{action!r} is not a legal action"
 
     # ----- applying an action ------------------------------------------------------------------------------------
+    def _check(self, action: Action) -> Action:
+        """The base class's check without building the list: ``action`` as ``legal_actions()`` lists it (same keys
+        in the same order, the same JSON types: ``1.0`` and ``true`` are not ``1``), or ``IllegalAction``."""
+        card = action.get("card")
+        seat = self.current
+        hand = self.hands[seat]
+        size = len(action)
+        if type(card) is int and card in hand:
+            if COUNTESS in hand and (KING in hand or PRINCE in hand):
+                if card == COUNTESS and size == 1:
+                    return {"card": COUNTESS}
+            elif card not in TARGETED:
+                if size == 1:
+                    return {"card": card}
+            else:
+                targets = self._targets(seat)
+                target = action.get("target")
+                if card != PRINCE and not targets:
+                    if size == 1:
+                        return {"card": card}
+                elif type(target) is not int or not (target in targets or (card == PRINCE and target == seat)):
+                    pass
+                elif card != GUARD:
+                    if size == 2:
+                        return {"card": card, "target": target}
+                else:
+                    guess = action.get("guess")
+                    if size == 3 and type(guess) is int and PRIEST <= guess <= PRINCESS:
+                        return {"card": card, "target": target, "guess": guess}
+        raise IllegalAction(self._explain_illegal(action))
+
     def _apply(self, action: Action) -> list[str]:
+        lines: list[str] = []
+        self._play(action, lines)
+        return lines
+
+    def _advance(self, action: Action) -> None:
+        self.history.append(dict(action))  # a flat object of numbers: ``copy_json`` of it
+        self._play(action, None)
+
+    def _play(self, action: Action, say: list[str] | None) -> None:
+        """The move itself; its narration goes to ``say`` (``None``: a search's step, no narration)."""
         seat = self.current
         card = action["card"]
         target = action.get("target")
         self.hands[seat].remove(card)
         self.discards[seat].append(card)
-        self._forget_played(seat, card)
+        # Seeing a card of the value you knew leave the hand means you can no longer tell which card stayed (the
+        # other one was drawn unseen); a different value leaves your knowledge intact.
+        for knowledge in self.known:
+            if knowledge.get(seat) == card:
+                del knowledge[seat]
         move: dict[str, Any] = dict(action, seat=seat, out=[])
         self.moves.append(move)
-        lines: list[str] = []
 
-        if card == PRINCESS:
-            lines.append(f"seat {seat} discards the Princess")
-            lines += self._knock_out(seat, move)
-        elif card == GUARD and target is not None:
+        if card == GUARD and target is not None:
             guess = action["guess"]
             hit = self.hands[target][0] == guess
-            verdict = "right" if hit else "wrong"
-            lines.append(f"seat {seat} plays Guard on seat {target}, naming {NAMES[guess]}: {verdict}")
+            if say is not None:
+                verdict = "right" if hit else "wrong"
+                say.append(f"seat {seat} plays Guard on seat {target}, naming {NAMES[guess]}: {verdict}")
             if hit:
-                lines += self._knock_out(target, move)
+                self._knock_out(target, move, say)
+        elif card == PRINCESS:
+            if say is not None:
+                say.append(f"seat {seat} discards the Princess")
+            self._knock_out(seat, move, say)
         elif card == PRIEST and target is not None:
             self.known[seat][target] = self.hands[target][0]
-            lines.append(f"seat {seat} plays Priest and looks at seat {target}'s hand")
+            if say is not None:
+                say.append(f"seat {seat} plays Priest and looks at seat {target}'s hand")
         elif card == BARON and target is not None:
             mine, theirs = self.hands[seat][0], self.hands[target][0]
             self.known[seat][target] = theirs
             self.known[target][seat] = mine
             if mine == theirs:
-                lines.append(f"seat {seat} plays Baron against seat {target}: a tie, nothing happens")
+                if say is not None:
+                    say.append(f"seat {seat} plays Baron against seat {target}: a tie, nothing happens")
             else:
                 loser = seat if mine < theirs else target
-                lines.append(f"seat {seat} plays Baron against seat {target}: seat {loser} has the lower card")
-                lines += self._knock_out(loser, move)
+                if say is not None:
+                    say.append(f"seat {seat} plays Baron against seat {target}: seat {loser} has the lower card")
+                self._knock_out(loser, move, say)
         elif card == HANDMAID:
             self.protected[seat] = True
-            lines.append(f"seat {seat} plays Handmaid and is protected until their next turn")
+            if say is not None:
+                say.append(f"seat {seat} plays Handmaid and is protected until their next turn")
         elif card == PRINCE:
             assert target is not None
-            lines += self._prince(seat, target, move)
+            self._prince(seat, target, move, say)
         elif card == KING and target is not None:
             self._swap_hands(seat, target)
-            lines.append(f"seat {seat} plays King and trades hands with seat {target}")
+            if say is not None:
+                say.append(f"seat {seat} plays King and trades hands with seat {target}")
+        elif say is None:
+            pass
         elif card == COUNTESS:
-            lines.append(f"seat {seat} discards the Countess")
+            say.append(f"seat {seat} discards the Countess")
         else:
-            lines.append(f"seat {seat} plays {NAMES[card]}: every other player in the round is protected, no effect")
+            say.append(f"seat {seat} plays {NAMES[card]}: every other player in the round is protected, no effect")
 
         # RULES.md "A round" 6: the round ends when one player is left, or after a turn that emptied the deck.
-        left = [s for s in range(self.players) if not self.out[s]]
-        if len(left) == 1:
-            lines += self._end_round(left, showdown=False)
-        elif not self.deck:
-            lines += self._end_round(left, showdown=True)
+        out = self.out
+        if out.count(False) == 1 or not self.deck:
+            left = [s for s in range(self.players) if not out[s]]
+            self._end_round(left, len(left) > 1, say)
         else:
             self.current = self._next_in_round(seat)
             self._begin_turn()
-        return lines
 
-    def _prince(self, seat: int, target: int, move: dict[str, Any]) -> list[str]:
-        who = "themselves" if target == seat else f"seat {target}"
+    def _prince(self, seat: int, target: int, move: dict[str, Any], say: list[str] | None) -> None:
         dropped = self.hands[target].pop()
         self.discards[target].append(dropped)
         self._forget_seat(target)
-        lines = [f"seat {seat} plays Prince on {who}: seat {target} discards {_a(dropped)}"]
+        if say is not None:
+            who = "themselves" if target == seat else f"seat {target}"
+            say.append(f"seat {seat} plays Prince on {who}: seat {target} discards {_a(dropped)}")
         if dropped == PRINCESS:
             # RULES.md "Card effects", Princess: discarded for any reason, it knocks its holder out (who draws nothing).
-            lines += self._knock_out(target, move)
+            self._knock_out(target, move, say)
         elif self.deck:
             self.hands[target].append(self.deck.pop(0))
-            lines.append(f"seat {target} draws a new card")
+            if say is not None:
+                say.append(f"seat {target} draws a new card")
         else:
             assert self.burned is not None, "only one Prince can be played on the turn that emptied the deck"
             self.hands[target].append(self.burned)
             self.burned = None
             move["burned_taken"] = True
-            lines.append(f"the deck is empty: seat {target} takes the burned card")
-        return lines
+            if say is not None:
+                say.append(f"the deck is empty: seat {target} takes the burned card")
 
-    def _knock_out(self, seat: int, move: dict[str, Any]) -> list[str]:
+    def _knock_out(self, seat: int, move: dict[str, Any], say: list[str] | None) -> None:
         """RULES.md "A round" 5: the player discards their hand face up, no effect, and leaves the round."""
-        shown = list(self.hands[seat])
+        shown = self.hands[seat]
         self.discards[seat].extend(shown)
         self.hands[seat] = []
         self.out[seat] = True
         self.protected[seat] = False
         self._forget_seat(seat)
         move["out"].append(seat)
-        held = f", discarding {' and '.join(_a(c) for c in shown)}" if shown else ""
-        return [f"seat {seat} is out of the round{held}"]
+        if say is not None:
+            held = f", discarding {' and '.join(_a(c) for c in shown)}" if shown else ""
+            say.append(f"seat {seat} is out of the round{held}")
 
     def _swap_hands(self, seat: int, target: int) -> None:
         """King: the hands trade places, and so does what everyone knew about them (the swap is public)."""
@@ -284,32 +344,28 @@ class LoveLetterState(State):
         self.known[target][seat] = taken
         self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
 
-    def _forget_played(self, seat: int, card: int) -> None:
-        # Seeing a card of the value you knew leave the hand means you can no longer tell which card stayed (the
-        # other one was drawn unseen); a different value leaves your knowledge intact.
-        for knowledge in self.known:
-            if knowledge.get(seat) == card:
-                del knowledge[seat]
-
     def _forget_seat(self, seat: int) -> None:
         for knowledge in self.known:
             knowledge.pop(seat, None)
 
-    def _end_round(self, left: list[int], showdown: bool) -> list[str]:
-        lines = []
+    def _end_round(self, left: list[int], showdown: bool, say: list[str] | None) -> None:
         if showdown:
             # RULES.md "A round" 6: highest card; then the highest total of one's discards; then everyone tied wins.
             best = max((self.hands[s][0], sum(self.discards[s])) for s in left)
             winners = [s for s in left if (self.hands[s][0], sum(self.discards[s])) == best]
-            shown = ", ".join(f"seat {s} {NAMES[self.hands[s][0]]}" for s in left)
-            lines.append(f"the deck is empty: hands are revealed ({shown})")
+            if say is not None:
+                shown = ", ".join(f"seat {s} {NAMES[self.hands[s][0]]}" for s in left)
+                say.append(f"the deck is empty: hands are revealed ({shown})")
         else:
             winners = left
         for s in winners:
             self.tokens[s] += 1
-        burned = f"the burned card was {_a(self.burned)}" if self.burned is not None else "the burned card was taken"
-        gain = "wins a token" if len(winners) == 1 else "each win a token"
-        lines.append(f"round {self.round} ends: {_seats(winners)} {gain}; {burned}")
+        if say is not None:
+            burned = (
+                f"the burned card was {_a(self.burned)}" if self.burned is not None else "the burned card was taken"
+            )
+            gain = "wins a token" if len(winners) == 1 else "each win a token"
+            say.append(f"round {self.round} ends: {_seats(winners)} {gain}; {burned}")
         self.last_round = {
             "round": self.round,
             "hands": [self.hands[s][0] if not self.out[s] else None for s in range(self.players)],
@@ -321,16 +377,17 @@ class LoveLetterState(State):
         }
         if max(self.tokens) >= self.target_tokens:
             self.over = True
-            champions = [s for s in range(self.players) if self.tokens[s] >= self.target_tokens]
-            verb = "reaches" if len(champions) == 1 else "reach"
-            lines.append(f"{_seats(champions)} {verb} {self.target_tokens} tokens: the match is over")
+            if say is not None:
+                champions = [s for s in range(self.players) if self.tokens[s] >= self.target_tokens]
+                verb = "reaches" if len(champions) == 1 else "reach"
+                say.append(f"{_seats(champions)} {verb} {self.target_tokens} tokens: the match is over")
         else:
             # RULES.md "A round" 3: the previous round's winner starts; among several winners, the first clockwise
             # from the previous starter (the previous starter included).
             starter = min(winners, key=lambda s: (s - self.starter) % self.players)
             self._start_round(starter)
-            lines.append(f"round {self.round} begins; seat {starter} starts")
-        return lines
+            if say is not None:
+                say.append(f"round {self.round} begins; seat {starter} starts")
 
     # ----- views -------------------------------------------------------------------------------------------------
     def _common_view(self) -> dict[str, Any]:
@@ -338,7 +395,7 @@ class LoveLetterState(State):
             "players": self.players,
             "round": self.round,
             "starter": self.starter,
-            "to_move": self._to_move(),
+            "to_move": None if self.over else self.current,
             "discards": [list(d) for d in self.discards],
             "tokens": list(self.tokens),
             "target_tokens": self.target_tokens,
@@ -346,7 +403,7 @@ class LoveLetterState(State):
             "protected": list(self.protected),
             "deck_size": len(self.deck),
             "set_aside_up": list(self.set_aside_up),
-            "moves": [dict(m, out=list(m["out"])) for m in self.moves],
+            "moves": [dict(m, out=m["out"][:]) for m in self.moves],
             "last_round": _copy_round(self.last_round),
         }
 
@@ -354,8 +411,9 @@ class LoveLetterState(State):
         obs = self._common_view()
         obs["seat"] = seat
         obs["hand"] = list(self.hands[seat])
-        obs["known"] = {str(s): v for s, v in sorted(self.known[seat].items())}
-        obs["seen_by"] = {str(o): k[seat] for o, k in enumerate(self.known) if seat in k}
+        known = self.known[seat]
+        obs["known"] = {SEAT_KEYS[s]: v for s, v in sorted(known.items())} if known else {}
+        obs["seen_by"] = {SEAT_KEYS[o]: k[seat] for o, k in enumerate(self.known) if seat in k}
         return obs
 
     def _public_view(self) -> dict[str, Any]:
@@ -374,6 +432,59 @@ class LoveLetterState(State):
 
     def is_over(self) -> bool:
         return self.over
+
+    # ----- the forward model ------------------------------------------------------------------------------------
+    # A search clones one state thousands of times, and copying a ``random.Random`` (``getstate``) costs more than
+    # the rest of the state: clones share one snapshot of the generator's state, an immutable tuple, and each makes
+    # its own generator from it only when it needs one (at a round's deal). Whoever uses ``rng`` drops the snapshot,
+    # so a later clone takes a fresh one; code must not keep ``rng`` in a variable across a ``clone()``.
+    _rng: random.Random | None
+    _rng_state: tuple[Any, ...] | None
+
+    @property
+    def rng(self) -> random.Random:
+        rng = self._rng
+        if rng is None:
+            assert self._rng_state is not None, "a state has a generator or a snapshot of one"
+            rng = self._rng = random.Random()
+            rng.setstate(self._rng_state)
+        self._rng_state = None
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
+        self._rng_state = None
+
+    def _clone(self) -> Self:
+        """A field copy. Shared, because nothing changes them once made: the game, the options, the moves of the
+        round and the actions of the history (each complete), ``last_round`` and ``set_aside_up`` (replaced, not
+        changed, at each round)."""
+        new = object.__new__(type(self))
+        mine = self.__dict__
+        snapshot = mine["_rng_state"]
+        if snapshot is None:
+            snapshot = mine["_rng_state"] = mine["_rng"].getstate()
+        copied = new.__dict__
+        copied.update(mine)
+        copied["_rng"] = None
+        copied["_rng_state"] = snapshot
+        copied["history"] = self.history[:]
+        copied["tokens"] = self.tokens[:]
+        copied["deck"] = self.deck[:]
+        copied["hands"] = [hand[:] for hand in self.hands]
+        copied["discards"] = [pile[:] for pile in self.discards]
+        copied["out"] = self.out[:]
+        copied["protected"] = self.protected[:]
+        copied["known"] = [knowledge.copy() for knowledge in self.known]
+        copied["moves"] = self.moves[:]
+        return new
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> LoveLetterState:
+        from games.love_letter import sampler  # the sampler replays this engine's rules: it imports this module
+
+        return sampler.sample(cls, game, seen, rng)
 
     def _outcome(self) -> Outcome:
         # RULES.md "Players and the match" 2: whoever reached the target (several only if they reached it in the same
