@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from games.barbarossa.lexicon import WORDS, candidate_words, letter_at
@@ -61,7 +62,7 @@ def sample(cls: type[StateT], game: Game, seen: Seen, rng: random.Random) -> Sta
     seed = rng.getrandbits(64)
     state = object.__new__(cls)
     state.game, state.players, state.seed, state.options = game, players, seed, dict(seen.options)
-    state.rng = random.Random(seed)
+    state.rng, state.rng_shared = random.Random(seed), False
     state.history = []
     _copy_public(state, obs)
     if phase == "create":
@@ -140,17 +141,30 @@ def _draw_words(state: BarbarossaTable, obs: dict[str, Any], seat: int, rng: ran
     for maker in sorted(by_maker):
         hidden = by_maker[maker]
         choices = [
-            [right[obj["id"]]]
+            (right[obj["id"]],)
             if obj["id"] in right
-            else sorted(
-                candidate_words(
-                    obj["sculpture"], answers.get(obj["id"], ()), letters.get(obj["id"], ()), wrong.get(obj["id"], ())
-                )
+            else candidates(
+                tuple(obj["sculpture"]),
+                tuple(answers.get(obj["id"], ())),
+                tuple(letters.get(obj["id"], ())),
+                tuple(wrong.get(obj["id"], ())),
             )
             for obj in hidden
         ]
         for obj, word in zip(hidden, draw_distinct(choices, rng), strict=True):
             obj["word"] = word
+
+
+@lru_cache(maxsize=4096)
+def candidates(
+    sculpture: tuple[str, ...],
+    answers: tuple[tuple[str, str], ...],
+    letters: tuple[tuple[int | str, str], ...],
+    wrong: tuple[str, ...],
+) -> tuple[str, ...]:
+    """The words an object can hold, sorted (a draw must not depend on a set's order). Cached: a search samples
+    the same position many times, and what is known of an object changes seldom."""
+    return tuple(sorted(candidate_words(sculpture, answers, letters, wrong)))
 
 
 def draw_distinct(choices: Sequence[Sequence[str]], rng: random.Random) -> list[str]:

@@ -70,6 +70,7 @@ class BarbarossaTable(State):
     # ----- setup ---------------------------------------------------------------------------------------------------
     def _setup(self) -> None:
         n = self.players
+        self.rng_shared = False  # see ``_clone``
         self.per_player = OBJECTS_PER_PLAYER[n]
         self.objects: list[dict[str, Any]] = [
             {
@@ -207,8 +208,9 @@ class BarbarossaTable(State):
         # hold them are copied shallowly; only the objects and the per-seat counters are mutable in place.
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
+        # The generator is shared until either state rolls the die (``_own_rng``): copying its state costs more than
+        # the rest of the clone, and a search drops many clones before any roll.
+        self.rng_shared = new.rng_shared = True
         new.options = dict(self.options)
         new.history = list(self.history)
         new.objects = [{**obj, "solved_by": list(obj["solved_by"])} for obj in self.objects]
@@ -230,6 +232,14 @@ class BarbarossaTable(State):
         new.letters = [list(told) for told in self.letters]
         new.scores = list(self.scores) if self.scores is not None else None
         return new
+
+    def _own_rng(self) -> random.Random:
+        """This state's own generator, copied from the one a clone shares before it first draws from it."""
+        if self.rng_shared:
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self.rng.getstate())
+            self.rng, self.rng_shared = rng, False
+        return self.rng
 
     def consistent_words(self, obj: dict[str, Any], observer: int) -> set[str]:
         """Words ``obj`` could hold as far as ``observer`` knows (for hidden-information checks)."""
