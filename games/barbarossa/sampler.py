@@ -102,6 +102,7 @@ def _copy_public(state: BarbarossaTable, obs: dict[str, Any]) -> None:
     state.question_round = obs["question_round"]
     state.questions = [dict(q) for q in obs["questions"]]
     state.asked = {(q["object"], q["feature"]) for q in state.questions}
+    state.open_asks, state.open_asks_size = {}, -1  # built when first needed
     state.letter_requests = [dict(r) for r in obs["letter_requests"]]
     state.window = list(obs["curse_window"])
     state.last_roll = obs["last_roll"]

@@ -9,7 +9,7 @@ from typing import Any
 
 from games.barbarossa import sampler
 from games.barbarossa.blanks import describe as describe_blanks
-from games.barbarossa.lexicon import FEATURE_SET, FEATURES, LONGEST_WORD, POSITIONS, WORD_SET, answer_for, letter_at
+from games.barbarossa.lexicon import FEATURE_SET, LONGEST_WORD, POSITIONS, WORD_SET, answer_for, letter_at
 from games.barbarossa.table import (
     ARROW_TABLE,
     DRAGON_GAIN,
@@ -44,12 +44,6 @@ PHASE_KEYS: dict[str, tuple[str, ...]] = {
 MOVES: tuple[Action, ...] = ({"roll": True}, *({"move": k} for k in range(1, MAX_PAID_MOVE + 1)))
 PASS: Action = {"pass": True}
 STOP: Action = {"stop": True}
-
-
-@cache
-def _asks(object_id: str) -> tuple[tuple[str, Action], ...]:
-    """(feature, ask) for every feature, in lexicon order."""
-    return tuple((feature, {"ask": {"object": object_id, "feature": feature}}) for feature in FEATURES)
 
 
 @cache
@@ -113,11 +107,10 @@ class BarbarossaState(BarbarossaTable):
                     actions += _letters(obj["id"], False)
             return actions
         if self.phase == "question":
-            asked = self.asked
+            open_asks = self._open_asks()
             for obj in self.objects:
                 if obj["maker"] != seat:
-                    oid = obj["id"]
-                    actions += [ask for feature, ask in _asks(oid) if (oid, feature) not in asked]
+                    actions += open_asks[obj["id"]]
             if self.question_round == 2:
                 actions += [{"guess": template} for template in self._guess_templates(seat)]
                 actions.append(STOP)
@@ -374,7 +367,7 @@ class BarbarossaState(BarbarossaTable):
         obj = self.objects[self.object_index[question["object"]]]
         feature = question["feature"]
         answer = answer_for(obj["word"], feature)
-        self.asked.add((obj["id"], feature))
+        self._mark_asked(obj["id"], feature)
         self.questions.append({"asker": seat, "object": obj["id"], "feature": feature, "answer": answer})
         if lines is not None:
             lines.append(f"seat {seat} asks seat {obj['maker']} about {obj['id']}: {feature}? {answer}")

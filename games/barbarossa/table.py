@@ -8,10 +8,11 @@ entry — so clones share them instead of deep-copying the whole history; views 
 from __future__ import annotations
 
 import random
+from functools import cache
 from typing import Any, Self
 
 from games.barbarossa.lexicon import FEATURES, WORDS, YES_FEATURES, candidate_words, letter_at, yes_features
-from games.base import IllegalAction, Outcome, State
+from games.base import Action, IllegalAction, Outcome, State
 
 # ----- the board ---------------------------------------------------------------------------------------------------
 # Platform rule (RULES.md "The track"): the 12-space loop of the published game, space 0 first.
@@ -45,11 +46,26 @@ DRAGON_GAIN = {"dragon": 1, "ghost": 2}
 def random_creation(rng: random.Random, options: dict[str, Any], taken: set[str]) -> dict[str, Any]:
     """A random object: a word not in ``taken`` and a random ``sculpture_min``-``sculpture_max`` of its ``yes``
     features (the engine's suggestions; the sampler's stand-in for objects made unseen)."""
-    low = options["sculpture_min"]
-    word = rng.choice([w for w in WORDS if w not in taken and len(YES_FEATURES[w]) >= low])
+    fitting = _words_with_yes(options["sculpture_min"])
+    word = rng.choice([w for w in fitting if w not in taken] if taken else fitting)
     shown = yes_features(word)
-    high = min(options["sculpture_max"], len(shown))
+    low, high = options["sculpture_min"], min(options["sculpture_max"], len(shown))
     return {"word": word, "sculpture": rng.sample(shown, rng.randint(low, high))}
+
+
+FEATURE_INDEX = {feature: i for i, feature in enumerate(FEATURES)}
+
+
+@cache
+def all_asks(object_id: str) -> tuple[Action, ...]:
+    """Every question about an object, in lexicon order, as legal-list entries: built once, shared, read-only."""
+    return tuple({"ask": {"object": object_id, "feature": feature}} for feature in FEATURES)
+
+
+@cache
+def _words_with_yes(low: int) -> tuple[str, ...]:
+    """The words a sculpture of ``low`` features can show, in lexicon order (read-only: shared)."""
+    return tuple(w for w in WORDS if len(YES_FEATURES[w]) >= low)
 
 
 def suggestions(rng: random.Random, options: dict[str, Any], per_player: int) -> list[dict[str, Any]]:
@@ -95,6 +111,7 @@ class BarbarossaTable(State):
         self.refilled = [False] * n
         self.question_round: int | None = None
         self.asked: set[tuple[str, str]] = set()
+        self._track_open_asks()
         self.questions: list[dict[str, Any]] = []
         self.letter_requests: list[dict[str, Any]] = []
         self.letters: list[list[dict[str, Any]]] = [[] for _ in range(n)]
@@ -126,46 +143,74 @@ class BarbarossaTable(State):
         return obj["maker"] != seat and seat not in obj["solved_by"] and obj["arrows"] < MAX_ARROWS
 
     def _questions_left(self, seat: int) -> bool:
-        return any(
-            (obj["id"], feature) not in self.asked
+        open_asks = self._open_asks()
+        return any(open_asks[obj["id"]] for obj in self.objects if obj["maker"] != seat)
+
+    # The questions still open per object (legal-list entries), kept up to date as they are asked: rebuilt from
+    # ``asked``, the truth, whenever it grew some other way (``asked`` only grows, so its size tells).
+    def _track_open_asks(self) -> None:
+        self.open_asks = {
+            obj["id"]: tuple(a for a in all_asks(obj["id"]) if (obj["id"], a["ask"]["feature"]) not in self.asked)
             for obj in self.objects
-            if obj["maker"] != seat
-            for feature in FEATURES
-        )
+        }
+        self.open_asks_size = len(self.asked)
+
+    def _open_asks(self) -> dict[str, tuple[Action, ...]]:
+        if self.open_asks_size != len(self.asked):
+            self._track_open_asks()
+        return self.open_asks
+
+    def _mark_asked(self, object_id: str, feature: str) -> None:
+        fresh = self.open_asks_size == len(self.asked)
+        self.asked.add((object_id, feature))
+        if fresh:
+            still = self.open_asks[object_id]
+            at = still.index(all_asks(object_id)[FEATURE_INDEX[feature]])  # the shared entry itself: found by identity
+            self.open_asks[object_id] = still[:at] + still[at + 1 :]
+            self.open_asks_size = len(self.asked)
 
     def _outcome(self) -> Outcome:
         assert self.scores is not None
         return Outcome.from_scores(self.scores)
 
     # ----- views ---------------------------------------------------------------------------------------------------
-    def _object_view(self, obj: dict[str, Any], viewer: int | None, everything: bool) -> dict[str, Any]:
-        mine = viewer is not None and obj["maker"] == viewer
-        public = self.phase != "create" or everything or mine
-        view = {
-            "id": obj["id"],
-            "maker": obj["maker"],
-            "sculpture": list(obj["sculpture"]) if public and obj["sculpture"] is not None else None,
-            "arrows": obj["arrows"],
-            "solved_by": list(obj["solved_by"]),
-        }
-        if mine or everything or self.over:
-            view["word"] = obj["word"]
-        return view
-
     def _view(self, viewer: int | None, everything: bool) -> dict[str, Any]:
         reveal = everything or self.over
+        # Other makers' sculptures are hidden while they create; a word is shown to its maker (to all at the end).
+        creating = self.phase == "create" and not everything
+        objects = []
+        for obj in self.objects:
+            mine = obj["maker"] == viewer
+            sculpture = obj["sculpture"]
+            shown: dict[str, Any] = {
+                "id": obj["id"],
+                "maker": obj["maker"],
+                "sculpture": list(sculpture) if sculpture is not None and (mine or not creating) else None,
+                "arrows": obj["arrows"],
+                "solved_by": list(obj["solved_by"]),
+            }
+            if mine or reveal:
+                shown["word"] = obj["word"]
+            objects.append(shown)
         view: dict[str, Any] = {
             "players": self.players,
             "phase": self.phase,
             "to_move": self._to_move() if not self.over else None,
             "mover": self.current,
             "turn": self.turn,
-            "objects": [self._object_view(obj, viewer, everything) for obj in self.objects],
+            "objects": objects,
             "objects_per_player": self.per_player,
-            "questions": [dict(entry) for entry in self.questions],
-            "letter_requests": [dict(entry) for entry in self.letter_requests],
+            "questions": list(map(dict.copy, self.questions)),
+            "letter_requests": list(map(dict.copy, self.letter_requests)),
             "guesses": [
-                dict(entry) if reveal or entry["guesser"] == viewer else {k: v for k, v in entry.items() if k != "word"}
+                dict(entry)
+                if reveal or entry["guesser"] == viewer
+                else {
+                    "guesser": entry["guesser"],
+                    "object": entry["object"],
+                    "right": entry["right"],
+                    "curse": entry["curse"],
+                }
                 for entry in self.guesses
             ],
             "hats": list(self.hats),
@@ -229,6 +274,7 @@ class BarbarossaTable(State):
         ):
             setattr(new, name, list(getattr(self, name)))
         new.asked = set(self.asked)
+        new.open_asks = dict(self.open_asks)
         new.letters = [list(told) for told in self.letters]
         new.scores = list(self.scores) if self.scores is not None else None
         return new
