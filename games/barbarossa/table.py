@@ -258,21 +258,12 @@ class BarbarossaTable(State):
         self.rng_shared = new.rng_shared = True
         new.options = dict(self.options)
         new.history = list(self.history)
-        new.objects = [{**obj, "solved_by": list(obj["solved_by"])} for obj in self.objects]
-        for name in (
-            "wizards",
-            "hats",
-            "elfstones",
-            "curses",
-            "refilled",
-            "questions",
-            "letter_requests",
-            "guesses",
-            "window",
-            "winners",
-            "penalties",
-        ):
-            setattr(new, name, list(getattr(self, name)))
+        # An object's ``solved_by`` is replaced, never changed in place (``_guess``): the copies share it.
+        new.objects = [obj.copy() for obj in self.objects]
+        new.wizards, new.hats, new.elfstones = self.wizards[:], self.hats[:], self.elfstones[:]
+        new.curses, new.refilled, new.window = self.curses[:], self.refilled[:], self.window[:]
+        new.questions, new.letter_requests, new.guesses = self.questions[:], self.letter_requests[:], self.guesses[:]
+        new.winners, new.penalties = self.winners[:], self.penalties[:]
         new.asked = set(self.asked)
         new.open_asks = dict(self.open_asks)
         new.letters = [list(told) for told in self.letters]
