@@ -17,6 +17,7 @@ from games.barbarossa.engine import GAME, WORDS, BarbarossaState, answer_for, le
 from games.base import Action, canonical
 from games.registry import make_player
 from games.seen import Seen
+from games.simulate import play
 
 Assignment = tuple[str, ...]
 
@@ -366,3 +367,18 @@ def test_what_the_seat_cannot_see_does_not_move_its_samples() -> None:
 
     agrees(range(4), check)
     assert checked > 100
+
+
+def test_from_the_last_observation_the_sample_is_the_whole_real_game() -> None:
+    """At the end every word and every guess is shown: the letters other seats were told, rebuilt from the public
+    requests, and everything else come out exactly as they were."""
+    for seed in range(6):
+        players = 3 + seed % 2
+        bots = [make_player("barbarossa", "random", seed * 10 + seat) for seat in range(players)]
+        state = play("barbarossa", bots, seed)
+        for seat in range(players):
+            seen = Seen(game="barbarossa", seat=seat, players=players, options=dict(state.options))
+            seen.record(state.observation(seat))
+            sample = GAME.sample(seen, random.Random(seed))
+            assert canonical(sample.full_view()) == canonical(state.full_view())
+            assert sample.outcome() == state.outcome()
