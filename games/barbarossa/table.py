@@ -236,7 +236,7 @@ class BarbarossaTable(State):
     def _observation(self, seat: int) -> dict[str, Any]:
         view = self._view(seat, everything=False)
         view["seat"] = seat
-        view["letters"] = [dict(entry) for entry in self.letters[seat]]
+        view["letters"] = list(map(dict.copy, self.letters[seat]))
         return view
 
     def _public_view(self) -> dict[str, Any]:
