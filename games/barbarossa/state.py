@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import random
+from functools import cache
 from typing import Any
 
+from games.barbarossa import sampler
 from games.barbarossa.blanks import describe as describe_blanks
-from games.barbarossa.lexicon import FEATURE_SET, FEATURES, LONGEST_WORD, POSITIONS, WORD_SET, answer_for, letter_at
+from games.barbarossa.lexicon import FEATURE_SET, LONGEST_WORD, POSITIONS, WORD_SET, answer_for, letter_at
 from games.barbarossa.table import (
     ARROW_TABLE,
     DRAGON_GAIN,
@@ -23,8 +26,9 @@ from games.barbarossa.table import (
     TRACK,
     BarbarossaTable,
 )
-from games.base import Action, IllegalAction, is_int
+from games.base import Action, Game, IllegalAction, is_int
 from games.blanks import Blanks
+from games.seen import Seen
 
 PHASE_KEYS: dict[str, tuple[str, ...]] = {
     "create": ("create",),
@@ -33,6 +37,20 @@ PHASE_KEYS: dict[str, tuple[str, ...]] = {
     "question": ("ask", "guess", "stop"),
     "curse": ("pass", "curse"),
 }
+
+
+# Legal entries other than templates are built once per object and shared by every list that holds them (a search
+# lists the legal actions at every step): read-only values. Templates, which a player fills, are new every time.
+MOVES: tuple[Action, ...] = ({"roll": True}, *({"move": k} for k in range(1, MAX_PAID_MOVE + 1)))
+PASS: Action = {"pass": True}
+STOP: Action = {"stop": True}
+
+
+@cache
+def _letters(object_id: str, curse: bool) -> tuple[Action, ...]:
+    """A dwarf's (or a curse's) letter request for every position, in ``POSITIONS`` order."""
+    requests = ({"object": object_id, "position": position} for position in POSITIONS)
+    return tuple({"curse": {"letter": r}} if curse else {"letter": r} for r in requests)
 
 
 def _fields(value: object, what: str, keys: tuple[str, ...]) -> dict[str, Any]:
@@ -51,6 +69,11 @@ class BarbarossaState(BarbarossaTable):
     """A game of Barbarossa: the table (``BarbarossaTable``) and the rules that move it. One state covers the whole
     game: creation in seat order, then turns (move, resolve the space, the curse window) until a hat reaches the
     end of the scoring track or the 13th arrow is placed."""
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> BarbarossaState:
+        """What ``seen.seat`` was told, the other makers' words re-drawn (games/barbarossa/sampler.py)."""
+        return sampler.sample(cls, game, seen, rng)
 
     # ----- hooks: whose move, what is legal ----------------------------------------------------------------------
     def is_over(self) -> bool:
@@ -76,36 +99,29 @@ class BarbarossaState(BarbarossaTable):
                 {"create": {"word": suggestion["word"], "sculpture": list(suggestion["sculpture"])}},
             ]
         if self.phase == "move":
-            top = min(MAX_PAID_MOVE, self.elfstones[seat])
-            return [{"roll": True}] + [{"move": k} for k in range(1, top + 1)]
+            return list(MOVES[: 1 + min(MAX_PAID_MOVE, self.elfstones[seat])])
+        actions: list[Action] = []
         if self.phase == "dwarf":
-            return [{"letter": request} for request in self._letter_requests(seat)]
+            for obj in self.objects:
+                if obj["maker"] != seat:
+                    actions += _letters(obj["id"], False)
+            return actions
         if self.phase == "question":
-            actions: list[Action] = [
-                {"ask": {"object": obj["id"], "feature": feature}}
-                for obj in self.objects
-                if obj["maker"] != seat
-                for feature in FEATURES
-                if (obj["id"], feature) not in self.asked
-            ]
+            open_asks = self._open_asks()
+            for obj in self.objects:
+                if obj["maker"] != seat:
+                    actions += open_asks[obj["id"]]
             if self.question_round == 2:
                 actions += [{"guess": template} for template in self._guess_templates(seat)]
-                actions.append({"stop": True})
+                actions.append(STOP)
             return actions
         assert self.phase == "curse"
-        return (
-            [{"pass": True}]
-            + [{"curse": {"letter": request}} for request in self._letter_requests(seat)]
-            + [{"curse": {"guess": template}} for template in self._guess_templates(seat)]
-        )
-
-    def _letter_requests(self, seat: int) -> list[dict[str, Any]]:
-        return [
-            {"object": obj["id"], "position": position}
-            for obj in self.objects
-            if obj["maker"] != seat
-            for position in POSITIONS
-        ]
+        actions.append(PASS)
+        for obj in self.objects:
+            if obj["maker"] != seat:
+                actions += _letters(obj["id"], True)
+        actions += [{"curse": {"guess": template}} for template in self._guess_templates(seat)]
+        return actions
 
     def _guess_templates(self, seat: int) -> list[dict[str, Any]]:
         return [{"object": obj["id"], "word": None} for obj in self.objects if self._can_guess(seat, obj)]
@@ -223,10 +239,20 @@ class BarbarossaState(BarbarossaTable):
 
     # ----- applying ------------------------------------------------------------------------------------------------
     def _apply(self, action: Action) -> list[str]:
+        lines: list[str] = []
+        self._play(action, lines)
+        return lines
+
+    def _advance(self, action: Action) -> None:
+        # The forward model's step: no check, no copy (the action is kept as given), no narration.
+        self.history.append(action)
+        self._play(action, None)
+
+    def _play(self, action: Action, lines: list[str] | None) -> None:
+        """Play a legal action; narrate into ``lines`` unless it is ``None``."""
         key, value = next(iter(action.items()))
         seat = self._to_move()
         assert seat is not None
-        lines: list[str] = []
         if key == "create":
             self._create(seat, value, lines)
         elif key in ("roll", "move"):
@@ -241,10 +267,12 @@ class BarbarossaState(BarbarossaTable):
             if not self.over:
                 self._end_turn(lines)
         elif key == "stop":
-            lines.append(f"seat {seat} ends the question round")
+            if lines is not None:
+                lines.append(f"seat {seat} ends the question round")
             self._end_turn(lines)
         elif key == "pass":
-            lines.append(f"seat {seat} passes")
+            if lines is not None:
+                lines.append(f"seat {seat} passes")
             self._next_in_window(lines)
         else:
             self._use_curse(seat, lines)
@@ -254,50 +282,54 @@ class BarbarossaState(BarbarossaTable):
                 self._guess(seat, value["guess"], True, lines)
             if not self.over:
                 self._next_in_window(lines)
-        return lines
 
-    def _create(self, seat: int, creation: dict[str, Any], lines: list[str]) -> None:
+    def _create(self, seat: int, creation: dict[str, Any], lines: list[str] | None) -> None:
         obj = next(o for o in self.objects if o["maker"] == seat and o["word"] is None)
         obj["word"], obj["sculpture"] = creation["word"], list(creation["sculpture"])
-        lines.append(f"seat {seat} makes object {obj['id']} in secret")
+        if lines is not None:
+            lines.append(f"seat {seat} makes object {obj['id']} in secret")
         if any(o["maker"] == seat and o["word"] is None for o in self.objects):
             return
         if seat + 1 < self.players:
             self.current = seat + 1
             return
         # RULES.md "Setup" 1: sculptures become public when creation ends; words stay secret.
-        shown = "; ".join(f"{o['id']} (seat {o['maker']}): {', '.join(o['sculpture'])}" for o in self.objects)
-        lines.append(f"creation is over, the sculptures are public: {shown}")
+        if lines is not None:
+            shown = "; ".join(f"{o['id']} (seat {o['maker']}): {', '.join(o['sculpture'])}" for o in self.objects)
+            lines.append(f"creation is over, the sculptures are public: {shown}")
         self._start_turn(0, lines)
 
-    def _start_turn(self, seat: int, lines: list[str]) -> None:
+    def _start_turn(self, seat: int, lines: list[str] | None) -> None:
         self.phase, self.current, self.turn = "move", seat, self.turn + 1
         self.question_round, self.window, self.space, self.last_roll = None, [], None, None
-        lines.append(f"turn {self.turn}: seat {seat} to move")
+        if lines is not None:
+            lines.append(f"turn {self.turn}: seat {seat} to move")
 
-    def _move(self, seat: int, paid: int | None, lines: list[str]) -> None:
+    def _move(self, seat: int, paid: int | None, lines: list[str] | None) -> None:
         if paid is None:
-            steps = self.rng.randint(1, 6)
+            steps = self._own_rng().randint(1, 6)
             self.last_roll = steps
-            how = f"rolls {steps}"
         else:
             steps = paid
             self.elfstones[seat] -= paid
-            how = f"pays {paid} elfstone{'s' if paid > 1 else ''}"
         self.wizards[seat] = (self.wizards[seat] + steps) % len(TRACK)
         space = self.space = TRACK[self.wizards[seat]]
-        lines.append(f"seat {seat} {how} and lands on space {self.wizards[seat]} ({space})")
+        if lines is not None:
+            how = f"rolls {steps}" if paid is None else f"pays {paid} elfstone{'s' if paid > 1 else ''}"
+            lines.append(f"seat {seat} {how} and lands on space {self.wizards[seat]} ({space})")
         if space == "elfstone":
             self.elfstones[seat] = min(MAX_ELFSTONES, self.elfstones[seat] + 1)
             stones = self.elfstones[seat]
-            lines.append(f"seat {seat} has {stones} elfstone{'s' if stones != 1 else ''}")
+            if lines is not None:
+                lines.append(f"seat {seat} has {stones} elfstone{'s' if stones != 1 else ''}")
             self._end_turn(lines)
         elif space in DRAGON_GAIN:
             gain = DRAGON_GAIN[space]
             others = [s for s in range(self.players) if s != seat]
             for other in others:
                 self.hats[other] = min(self.options["finish"], self.hats[other] + gain)
-            lines.append(f"every other player's hat moves +{gain}: hats {self.hats}")
+            if lines is not None:
+                lines.append(f"every other player's hat moves +{gain}: hats {self.hats}")
             reached = [s for s in others if self.hats[s] >= self.options["finish"]]
             if reached:
                 self._finish(reached, lines)
@@ -305,45 +337,51 @@ class BarbarossaState(BarbarossaTable):
                 self._end_turn(lines)
         elif space == "dwarf":
             self.phase = "dwarf"
-            lines.append(f"seat {seat} must ask an opponent for a letter")
+            if lines is not None:
+                lines.append(f"seat {seat} must ask an opponent for a letter")
         else:
             self.phase, self.question_round = "question", 1
-            lines.append(f"seat {seat} starts a question round")
+            if lines is not None:
+                lines.append(f"seat {seat} starts a question round")
             self._skip_empty_first_round(seat, lines)
 
-    def _skip_empty_first_round(self, seat: int, lines: list[str]) -> None:
+    def _skip_empty_first_round(self, seat: int, lines: list[str] | None) -> None:
         # Platform rule (RULES.md "A turn" 2): a player with no question left is treated as answered "no".
         if self.question_round == 1 and not self._questions_left(seat):
             self.question_round = 2
-            lines.append(f"seat {seat} has no question left: the second round begins")
+            if lines is not None:
+                lines.append(f"seat {seat} has no question left: the second round begins")
 
-    def _letter(self, seat: int, request: dict[str, Any], curse: bool, lines: list[str]) -> None:
+    def _letter(self, seat: int, request: dict[str, Any], curse: bool, lines: list[str] | None) -> None:
         obj = self.objects[self.object_index[request["object"]]]
         position = request["position"]
         self.letter_requests.append({"asker": seat, "object": obj["id"], "position": position, "curse": curse})
         self.letters[seat].append(
             {"object": obj["id"], "position": position, "letter": letter_at(obj["word"], position)}
         )
-        which = "the last letter" if position == "last" else f"letter {position}"
-        lines.append(f"seat {seat} asks seat {obj['maker']} for {which} of {obj['id']} and is told it in secret")
+        if lines is not None:
+            which = "the last letter" if position == "last" else f"letter {position}"
+            lines.append(f"seat {seat} asks seat {obj['maker']} for {which} of {obj['id']} and is told it in secret")
 
-    def _ask(self, seat: int, question: dict[str, Any], lines: list[str]) -> None:
+    def _ask(self, seat: int, question: dict[str, Any], lines: list[str] | None) -> None:
         obj = self.objects[self.object_index[question["object"]]]
         feature = question["feature"]
         answer = answer_for(obj["word"], feature)
-        self.asked.add((obj["id"], feature))
+        self._mark_asked(obj["id"], feature)
         self.questions.append({"asker": seat, "object": obj["id"], "feature": feature, "answer": answer})
-        lines.append(f"seat {seat} asks seat {obj['maker']} about {obj['id']}: {feature}? {answer}")
+        if lines is not None:
+            lines.append(f"seat {seat} asks seat {obj['maker']} about {obj['id']}: {feature}? {answer}")
         if answer == "no":
             if self.question_round == 1:
                 self.question_round = 2
-                lines.append(f"seat {seat} begins the second question round")
+                if lines is not None:
+                    lines.append(f"seat {seat} begins the second question round")
             else:
                 self._end_turn(lines)
         else:
             self._skip_empty_first_round(seat, lines)
 
-    def _use_curse(self, seat: int, lines: list[str]) -> None:
+    def _use_curse(self, seat: int, lines: list[str] | None) -> None:
         self.curses[seat] -= 1
         self.curses_used += 1
         # RULES.md "A turn" 4 (Platform rule: automatic): once five tokens are used, anyone out of tokens takes three
@@ -352,23 +390,26 @@ class BarbarossaState(BarbarossaTable):
             for other in range(self.players):
                 if self.curses[other] == 0 and not self.refilled[other]:
                     self.curses[other], self.refilled[other] = REFILL, True
-                    lines.append(f"seat {other} takes {REFILL} curse tokens back")
+                    if lines is not None:
+                        lines.append(f"seat {other} takes {REFILL} curse tokens back")
 
-    def _guess(self, seat: int, guess: dict[str, Any], curse: bool, lines: list[str]) -> None:
+    def _guess(self, seat: int, guess: dict[str, Any], curse: bool, lines: list[str] | None) -> None:
         obj = self.objects[self.object_index[guess["object"]]]
         right = guess["word"] == obj["word"]
         self.guesses.append(
             {"guesser": seat, "object": obj["id"], "right": right, "curse": curse, "word": guess["word"]}
         )
-        how = " with a curse" if curse else ""
+        how = " with a curse" if curse else ""  # narration
         if not right:
-            lines.append(f"seat {seat} guesses {obj['id']}{how}: wrong")
+            if lines is not None:
+                lines.append(f"seat {seat} guesses {obj['id']}{how}: wrong")
             return
         # RULES.md "Guesses and scoring" 4: the arrow, then the guesser's hat, then the maker's; stop at the end field.
         obj["arrows"] += 1
         obj["solved_by"] = [*obj["solved_by"], seat]
         self.arrows_total += 1
-        lines.append(f"seat {seat} guesses {obj['id']}{how}: right, arrow {self.arrows_total} of {LAST_ARROW}")
+        if lines is not None:
+            lines.append(f"seat {seat} guesses {obj['id']}{how}: right, arrow {self.arrows_total} of {LAST_ARROW}")
         gain = FIRST_SOLVER if len(obj["solved_by"]) == 1 else SECOND_SOLVER
         if self._move_hat(seat, gain, lines):
             self._finish([seat], lines)
@@ -377,28 +418,30 @@ class BarbarossaState(BarbarossaTable):
             self._finish([obj["maker"]], lines)
             return
         if self.arrows_total >= LAST_ARROW:
-            lines.append(f"the {LAST_ARROW}th arrow ends the game")
+            if lines is not None:
+                lines.append(f"the {LAST_ARROW}th arrow ends the game")
             self._finish([], lines)
 
-    def _move_hat(self, seat: int, delta: int, lines: list[str]) -> bool:
+    def _move_hat(self, seat: int, delta: int, lines: list[str] | None) -> bool:
         """Move a hat within 0..finish; True when it reaches the finish."""
         finish = self.options["finish"]
         self.hats[seat] = max(0, min(finish, self.hats[seat] + delta))
-        lines.append(f"seat {seat}'s hat moves {delta:+d} to {self.hats[seat]}")
+        if lines is not None:
+            lines.append(f"seat {seat}'s hat moves {delta:+d} to {self.hats[seat]}")
         return delta > 0 and self.hats[seat] >= finish
 
-    def _end_turn(self, lines: list[str]) -> None:
+    def _end_turn(self, lines: list[str] | None) -> None:
         """RULES.md "A turn" 3: the curse window, each other seat in order from the mover's left, then the next turn."""
         mover = self.current
         self.question_round = None
         self.window = [(mover + i) % self.players for i in range(1, self.players)]
         self._open_window(lines)
 
-    def _next_in_window(self, lines: list[str]) -> None:
+    def _next_in_window(self, lines: list[str] | None) -> None:
         self.window.pop(0)
         self._open_window(lines)
 
-    def _open_window(self, lines: list[str]) -> None:
+    def _open_window(self, lines: list[str] | None) -> None:
         # Seats without a token are skipped when their place comes (a refill may have given them some meanwhile).
         while self.window and self.curses[self.window[0]] == 0:
             self.window.pop(0)
@@ -407,11 +450,11 @@ class BarbarossaState(BarbarossaTable):
         else:
             self._start_turn((self.current + 1) % self.players, lines)
 
-    def _finish(self, reached: list[int], lines: list[str]) -> None:
+    def _finish(self, reached: list[int], lines: list[str] | None) -> None:
         self.over, self.phase, self.window, self.question_round = True, "over", [], None
         self.winners = sorted(reached)
         self.end_reason = "finish" if reached else "last_arrow"
-        if reached:
+        if reached and lines is not None:
             lines.append(f"seat{'s' if len(reached) > 1 else ''} {', '.join(map(str, reached))} reach the end: win")
         # RULES.md "Guesses and scoring" 6 (the rulebook's recommended rule, an option): -5 for an own object without an
         # arrow, -2 for one with a single arrow. A seat that reached the end ranks first whatever its objects.
@@ -425,5 +468,6 @@ class BarbarossaState(BarbarossaTable):
             if seat not in reached:
                 scores[seat] = max(0, scores[seat] - self.penalties[seat])
         self.scores = scores
-        lines.append(f"final hats after penalties: {scores}")
-        lines.append("the words were: " + ", ".join(f"{o['id']} {o['word']}" for o in self.objects))
+        if lines is not None:
+            lines.append(f"final hats after penalties: {scores}")
+            lines.append("the words were: " + ", ".join(f"{o['id']} {o['word']}" for o in self.objects))

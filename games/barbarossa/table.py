@@ -8,10 +8,11 @@ entry — so clones share them instead of deep-copying the whole history; views 
 from __future__ import annotations
 
 import random
+from functools import cache
 from typing import Any, Self
 
 from games.barbarossa.lexicon import FEATURES, WORDS, YES_FEATURES, candidate_words, letter_at, yes_features
-from games.base import IllegalAction, Outcome, State
+from games.base import Action, IllegalAction, Outcome, State
 
 # ----- the board ---------------------------------------------------------------------------------------------------
 # Platform rule (RULES.md "The track"): the 12-space loop of the published game, space 0 first.
@@ -42,6 +43,42 @@ OBJECTS_PER_PLAYER = {3: 3, 4: 2}
 DRAGON_GAIN = {"dragon": 1, "ghost": 2}
 
 
+def random_creation(rng: random.Random, options: dict[str, Any], taken: set[str]) -> dict[str, Any]:
+    """A random object: a word not in ``taken`` and a random ``sculpture_min``-``sculpture_max`` of its ``yes``
+    features (the engine's suggestions; the sampler's stand-in for objects made unseen)."""
+    fitting = _words_with_yes(options["sculpture_min"])
+    word = rng.choice([w for w in fitting if w not in taken] if taken else fitting)
+    shown = yes_features(word)
+    low, high = options["sculpture_min"], min(options["sculpture_max"], len(shown))
+    return {"word": word, "sculpture": rng.sample(shown, rng.randint(low, high))}
+
+
+FEATURE_INDEX = {feature: i for i, feature in enumerate(FEATURES)}
+
+
+@cache
+def all_asks(object_id: str) -> tuple[Action, ...]:
+    """Every question about an object, in lexicon order, as legal-list entries: built once, shared, read-only."""
+    return tuple({"ask": {"object": object_id, "feature": feature}} for feature in FEATURES)
+
+
+@cache
+def _words_with_yes(low: int) -> tuple[str, ...]:
+    """The words a sculpture of ``low`` features can show, in lexicon order (read-only: shared)."""
+    return tuple(w for w in WORDS if len(YES_FEATURES[w]) >= low)
+
+
+def suggestions(rng: random.Random, options: dict[str, Any], per_player: int) -> list[dict[str, Any]]:
+    """One seat's ready-made creations, distinct words: twice as many as it makes, since it may take some."""
+    taken: set[str] = set()
+    row = []
+    for _ in range(2 * per_player):
+        creation = random_creation(rng, options, taken)
+        taken.add(creation["word"])
+        row.append(creation)
+    return row
+
+
 class BarbarossaTable(State):
     """The objects, wizards, hats and tokens of a game, every view of them, and the hidden-information checks;
     ``BarbarossaState`` adds the rules that move them."""
@@ -49,6 +86,7 @@ class BarbarossaTable(State):
     # ----- setup ---------------------------------------------------------------------------------------------------
     def _setup(self) -> None:
         n = self.players
+        self.rng_shared = False  # see ``_clone``
         self.per_player = OBJECTS_PER_PLAYER[n]
         self.objects: list[dict[str, Any]] = [
             {
@@ -73,6 +111,7 @@ class BarbarossaTable(State):
         self.refilled = [False] * n
         self.question_round: int | None = None
         self.asked: set[tuple[str, str]] = set()
+        self._track_open_asks()
         self.questions: list[dict[str, Any]] = []
         self.letter_requests: list[dict[str, Any]] = []
         self.letters: list[list[dict[str, Any]]] = [[] for _ in range(n)]
@@ -88,22 +127,7 @@ class BarbarossaTable(State):
         self.scores: list[int] | None = None
         # A ready-made creation offered next to the template (see ``_legal_actions``), drawn now so that the legal
         # list is a pure function of the state. Twice as many as needed: the seat may have taken a suggested word.
-        self.suggestions: list[list[dict[str, Any]]] = []
-        for _seat in range(n):
-            taken: set[str] = set()
-            row = []
-            for _ in range(2 * self.per_player):
-                creation = self._random_creation(self.rng, taken)
-                taken.add(creation["word"])
-                row.append(creation)
-            self.suggestions.append(row)
-
-    def _random_creation(self, rng: random.Random, taken: set[str]) -> dict[str, Any]:
-        low = self.options["sculpture_min"]
-        word = rng.choice([w for w in WORDS if w not in taken and len(YES_FEATURES[w]) >= low])
-        shown = yes_features(word)
-        high = min(self.options["sculpture_max"], len(shown))
-        return {"word": word, "sculpture": rng.sample(shown, rng.randint(low, high))}
+        self.suggestions = [suggestions(self.rng, self.options, self.per_player) for _seat in range(n)]
 
     # ----- helpers -------------------------------------------------------------------------------------------------
     def _obj(self, object_id: object, what: str) -> dict[str, Any]:
@@ -119,46 +143,74 @@ class BarbarossaTable(State):
         return obj["maker"] != seat and seat not in obj["solved_by"] and obj["arrows"] < MAX_ARROWS
 
     def _questions_left(self, seat: int) -> bool:
-        return any(
-            (obj["id"], feature) not in self.asked
+        open_asks = self._open_asks()
+        return any(open_asks[obj["id"]] for obj in self.objects if obj["maker"] != seat)
+
+    # The questions still open per object (legal-list entries), kept up to date as they are asked: rebuilt from
+    # ``asked``, the truth, whenever it grew some other way (``asked`` only grows, so its size tells).
+    def _track_open_asks(self) -> None:
+        self.open_asks = {
+            obj["id"]: tuple(a for a in all_asks(obj["id"]) if (obj["id"], a["ask"]["feature"]) not in self.asked)
             for obj in self.objects
-            if obj["maker"] != seat
-            for feature in FEATURES
-        )
+        }
+        self.open_asks_size = len(self.asked)
+
+    def _open_asks(self) -> dict[str, tuple[Action, ...]]:
+        if self.open_asks_size != len(self.asked):
+            self._track_open_asks()
+        return self.open_asks
+
+    def _mark_asked(self, object_id: str, feature: str) -> None:
+        fresh = self.open_asks_size == len(self.asked)
+        self.asked.add((object_id, feature))
+        if fresh:
+            still = self.open_asks[object_id]
+            at = still.index(all_asks(object_id)[FEATURE_INDEX[feature]])  # the shared entry itself: found by identity
+            self.open_asks[object_id] = still[:at] + still[at + 1 :]
+            self.open_asks_size = len(self.asked)
 
     def _outcome(self) -> Outcome:
         assert self.scores is not None
         return Outcome.from_scores(self.scores)
 
     # ----- views ---------------------------------------------------------------------------------------------------
-    def _object_view(self, obj: dict[str, Any], viewer: int | None, everything: bool) -> dict[str, Any]:
-        mine = viewer is not None and obj["maker"] == viewer
-        public = self.phase != "create" or everything or mine
-        view = {
-            "id": obj["id"],
-            "maker": obj["maker"],
-            "sculpture": list(obj["sculpture"]) if public and obj["sculpture"] is not None else None,
-            "arrows": obj["arrows"],
-            "solved_by": list(obj["solved_by"]),
-        }
-        if mine or everything or self.over:
-            view["word"] = obj["word"]
-        return view
-
     def _view(self, viewer: int | None, everything: bool) -> dict[str, Any]:
         reveal = everything or self.over
+        # Other makers' sculptures are hidden while they create; a word is shown to its maker (to all at the end).
+        creating = self.phase == "create" and not everything
+        objects = []
+        for obj in self.objects:
+            mine = obj["maker"] == viewer
+            sculpture = obj["sculpture"]
+            shown: dict[str, Any] = {
+                "id": obj["id"],
+                "maker": obj["maker"],
+                "sculpture": list(sculpture) if sculpture is not None and (mine or not creating) else None,
+                "arrows": obj["arrows"],
+                "solved_by": list(obj["solved_by"]),
+            }
+            if mine or reveal:
+                shown["word"] = obj["word"]
+            objects.append(shown)
         view: dict[str, Any] = {
             "players": self.players,
             "phase": self.phase,
             "to_move": self._to_move() if not self.over else None,
             "mover": self.current,
             "turn": self.turn,
-            "objects": [self._object_view(obj, viewer, everything) for obj in self.objects],
+            "objects": objects,
             "objects_per_player": self.per_player,
-            "questions": [dict(entry) for entry in self.questions],
-            "letter_requests": [dict(entry) for entry in self.letter_requests],
+            "questions": list(map(dict.copy, self.questions)),
+            "letter_requests": list(map(dict.copy, self.letter_requests)),
             "guesses": [
-                dict(entry) if reveal or entry["guesser"] == viewer else {k: v for k, v in entry.items() if k != "word"}
+                dict(entry)
+                if reveal or entry["guesser"] == viewer
+                else {
+                    "guesser": entry["guesser"],
+                    "object": entry["object"],
+                    "right": entry["right"],
+                    "curse": entry["curse"],
+                }
                 for entry in self.guesses
             ],
             "hats": list(self.hats),
@@ -184,7 +236,7 @@ class BarbarossaTable(State):
     def _observation(self, seat: int) -> dict[str, Any]:
         view = self._view(seat, everything=False)
         view["seat"] = seat
-        view["letters"] = [dict(entry) for entry in self.letters[seat]]
+        view["letters"] = list(map(dict.copy, self.letters[seat]))
         return view
 
     def _public_view(self) -> dict[str, Any]:
@@ -201,29 +253,30 @@ class BarbarossaTable(State):
         # hold them are copied shallowly; only the objects and the per-seat counters are mutable in place.
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
+        # The generator is shared until either state rolls the die (``_own_rng``): copying its state costs more than
+        # the rest of the clone, and a search drops many clones before any roll.
+        self.rng_shared = new.rng_shared = True
         new.options = dict(self.options)
         new.history = list(self.history)
-        new.objects = [{**obj, "solved_by": list(obj["solved_by"])} for obj in self.objects]
-        for name in (
-            "wizards",
-            "hats",
-            "elfstones",
-            "curses",
-            "refilled",
-            "questions",
-            "letter_requests",
-            "guesses",
-            "window",
-            "winners",
-            "penalties",
-        ):
-            setattr(new, name, list(getattr(self, name)))
+        # An object's ``solved_by`` is replaced, never changed in place (``_guess``): the copies share it.
+        new.objects = [obj.copy() for obj in self.objects]
+        new.wizards, new.hats, new.elfstones = self.wizards[:], self.hats[:], self.elfstones[:]
+        new.curses, new.refilled, new.window = self.curses[:], self.refilled[:], self.window[:]
+        new.questions, new.letter_requests, new.guesses = self.questions[:], self.letter_requests[:], self.guesses[:]
+        new.winners, new.penalties = self.winners[:], self.penalties[:]
         new.asked = set(self.asked)
+        new.open_asks = dict(self.open_asks)
         new.letters = [list(told) for told in self.letters]
         new.scores = list(self.scores) if self.scores is not None else None
         return new
+
+    def _own_rng(self) -> random.Random:
+        """This state's own generator, copied from the one a clone shares before it first draws from it."""
+        if self.rng_shared:
+            rng = random.Random.__new__(random.Random)
+            rng.setstate(self.rng.getstate())
+            self.rng, self.rng_shared = rng, False
+        return self.rng
 
     def consistent_words(self, obj: dict[str, Any], observer: int) -> set[str]:
         """Words ``obj`` could hold as far as ``observer`` knows (for hidden-information checks)."""
