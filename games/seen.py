@@ -23,10 +23,15 @@ class Seen:
     options: dict[str, Any] = field(default_factory=dict)
     start: dict[str, Any] = field(default_factory=dict)  # the start message's game fields (e.g. a lexicon)
     observations: list[dict[str, Any]] = field(default_factory=list)  # oldest first; the last is the current one
+    # The legal actions the seat was last told (an ``act`` message's list): part of what it knows. A game whose list
+    # carries something drawn in secret for this seat (Barbarossa's ready-made creation) gives it back from here.
+    legal: list[dict[str, Any]] = field(default_factory=list)
 
-    def record(self, observation: dict[str, Any]) -> None:
-        """Keep an observation the seat has just been sent (in an ``act`` or ``end`` message)."""
+    def record(self, observation: dict[str, Any], legal: list[dict[str, Any]] | None = None) -> None:
+        """Keep an observation the seat has just been sent (in an ``act`` or ``end`` message) and, with an ``act``,
+        its legal actions."""
         self.observations.append(observation)
+        self.legal = list(legal) if legal is not None else []
 
     @property
     def current(self) -> dict[str, Any]:

@@ -67,6 +67,7 @@ def sample(cls: type[StateT], game: Game, seen: Seen, rng: random.Random) -> Sta
     _copy_public(state, obs)
     if phase == "create":
         _draw_creations(state, obs, seat, rng)
+        _keep_the_suggestion(state, seen.legal, seat)
     else:
         _draw_words(state, obs, seat, rng)
         state.suggestions = []  # read only while creating
@@ -207,6 +208,16 @@ def _draw_creations(state: BarbarossaTable, obs: dict[str, Any], seat: int, rng:
                 taken.add(creation["word"])
                 obj["word"], obj["sculpture"] = creation["word"], creation["sculpture"]
     state.suggestions = [suggestions(state.rng, state.options, state.per_player) for _seat in range(state.players)]
+
+
+def _keep_the_suggestion(state: BarbarossaTable, legal: list[dict[str, Any]], seat: int) -> None:
+    """The ready-made creation the seat was offered (drawn in secret for it, shown only in its legal list) comes
+    first in its suggestions, so that the sample lists what the seat was told."""
+    offered = [entry["create"] for entry in legal if isinstance(entry.get("create"), dict)]
+    told = [c for c in offered if isinstance(c.get("word"), str) and isinstance(c.get("sculpture"), list)]
+    if told:
+        suggestion = {"word": told[0]["word"], "sculpture": list(told[0]["sculpture"])}
+        state.suggestions[seat] = [suggestion, *state.suggestions[seat]]
 
 
 def _fill_letters_and_guesses(state: BarbarossaTable, obs: dict[str, Any], seat: int, rng: random.Random) -> None:

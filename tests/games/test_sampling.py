@@ -19,7 +19,8 @@ from games.seen import Seen
 from games.simulate import MAX_DECISIONS
 
 DECISIONS = 10_000  # per game, over as many random games as it takes
-PERTURBED_SHARE = 0.05
+PERTURBED_SHARE = 0.05  # of the samples played on to their end
+PERTURBATION_SHARE = 0.2  # of the decisions whose hidden information is perturbed (a copy and six draws each)
 
 
 def _has_sampler(game_id: str) -> bool:
@@ -39,11 +40,17 @@ def _seen(game_id: str, seat: int, state: State) -> Seen:
     )
 
 
-def _play_until_over(state: State, rng: random.Random) -> None:
+def _play_until_over(game_id: str, state: State, seed: int) -> None:
+    """Random players (they fill the templates some games list) play a sample on to its end."""
+    players = [make_player(game_id, "random", seed + seat) for seat in range(state.players)]
+    for seat, player in enumerate(players):
+        player.start(seat, state.players, state.options)
     for _ in range(MAX_DECISIONS):
-        if state.to_move() is None:
+        seat = state.to_move()
+        if seat is None:
+            assert state.outcome().ranks
             return
-        state.apply(rng.choice(state.legal_actions()))
+        state.apply(players[seat].act(state.observation(seat), state.legal_actions()))
     raise AssertionError("a sampled state did not end")
 
 
@@ -63,14 +70,14 @@ def test_a_sample_tells_the_seat_exactly_what_it_was_told(game_id: str) -> None:
         while (seat := state.to_move()) is not None:
             observation = state.observation(seat)
             legal = state.legal_actions()
-            seen[seat].record(observation)
+            seen[seat].record(observation, legal)
             sample = game.sample(seen[seat], random.Random(rng.getrandbits(64)))
             where = f"{game_id} seed {seed}, decision {len(state.history)}, seat {seat}"
             assert sample.to_move() == seat, where
             assert canonical(sample.observation(seat)) == canonical(observation), where
             assert canonical(sample.legal_actions()) == canonical(legal), where
             if rng.random() < PERTURBED_SHARE:
-                _play_until_over(sample, rng)
+                _play_until_over(game_id, sample, rng.getrandbits(32))
             state.apply(bots[seat].act(observation, legal))
             decisions += 1
         seed += 1
@@ -84,18 +91,23 @@ def test_hidden_information_the_seat_cannot_see_does_not_move_its_samples(game_i
     for seed in range(40):
         players = game.min_players + seed % (game.max_players - game.min_players + 1)
         state = game.new_state(players, seed)
+        bots = [make_player(game_id, "random", seed * 10 + seat) for seat in range(players)]
+        for seat, bot in enumerate(bots):
+            bot.start(seat, players, state.options)
         seen = [_seen(game_id, seat, state) for seat in range(players)]
         rng = random.Random(seed)
         while (seat := state.to_move()) is not None:
-            seen[seat].record(state.observation(seat))
-            other = state.perturb_hidden(seat, rng)
+            observation, legal = state.observation(seat), state.legal_actions()
+            seen[seat].record(observation, legal)
+            other = state.perturb_hidden(seat, rng) if rng.random() < PERTURBATION_SHARE else None
             if other is not None:
                 assert canonical(other.observation(seat)) == canonical(seen[seat].current)
                 seen_other = _seen(game_id, seat, other)
                 seen_other.observations = [*seen[seat].observations[:-1], other.observation(seat)]
+                seen_other.legal = other.legal_actions()
                 draws = [canonical(game.sample(seen[seat], random.Random(k)).full_view()) for k in range(3)]
                 again = [canonical(game.sample(seen_other, random.Random(k)).full_view()) for k in range(3)]
                 assert draws == again, f"{game_id} seed {seed}: the sampler read something the seat cannot see"
                 checked += 1
-            state.apply(rng.choice(state.legal_actions()))
+            state.apply(bots[seat].act(observation, legal))
     assert checked > 0
