@@ -1,0 +1,301 @@
+"""Information-set Monte Carlo tree search over any Parlour game (docs/search.md), built only on the public forward
+model: ``Game.sample`` (a state drawn from what one seat was told), ``State.clone``, ``legal_actions``, ``advance``,
+``to_move``, ``is_over``, ``outcome`` and ``blanks``.
+
+The search is single-observer ISMCTS (SO-ISMCTS, Cowling, Powley and Whitehouse 2012): every iteration draws a new
+determinization from the seat's ``Seen`` (so it never reads what the seat cannot see), walks one tree keyed by the
+actions taken, picks among the actions *available in this determinization* by UCB with availability counts, adds
+one node, plays the rest of the game out, and credits each node with the result of the seat that chose it. The
+other seats are searched with the same tree: their moves are chosen as if they knew what the searching seat knows
+(the classic SO-ISMCTS simplification; it is cheap and needs nothing from the game but its forward model).
+
+Templated actions (fields ``null`` the mover fills in, games/blanks.py) are expanded into concrete candidates from
+the blanks' own description: a few random fills per template at the root, one per visit below it, and whatever the
+``seed_actions`` add (the built-in player adds its game's heuristic choice). Pure Python, no Django, no ``bots``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from games.base import Action, Game, State, canonical
+from games.blanks import Blank
+from games.seen import Seen
+
+# A playout plays a state on (to the end, or to a horizon of its own) with the generator it is given.
+Playout = Callable[[State, random.Random], None]
+# The reward of each seat, each in [0, 1], of a state a playout left (over, or at its horizon).
+Evaluate = Callable[[State], list[float]]
+
+DEFAULT_TIME_MS = 100
+EXPLORATION = 0.7  # UCB's constant for rewards in [0, 1]
+ROOT_FILLS = 4  # random fills of each template among the root's candidates
+MAX_PLAYOUT_DECISIONS = 5_000  # a safety net: every game ends well before (games.simulate.MAX_DECISIONS is larger)
+
+
+# ----- templated actions ----------------------------------------------------------------------------------------
+
+
+def has_null(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        return any(has_null(item) for item in value.values())
+    if isinstance(value, list):
+        return any(has_null(item) for item in value)
+    return False
+
+
+def _choice_value(choice: Any) -> Any:
+    return choice["value"] if isinstance(choice, dict) and "value" in choice else choice
+
+
+def _get(value: Any, path: Sequence[str | int]) -> Any:
+    for step in path:
+        value = value[step]
+    return value
+
+
+def _put(action: Action, path: Sequence[str | int], value: Any) -> None:
+    target: Any = action
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+
+
+class Filled(dict[str, Any]):
+    """A template filled in by the search: not one of ``legal_actions()`` as listed, so it is played with ``apply``
+    (which checks it and puts it in canonical form), never with ``advance``."""
+
+
+def step(state: State, action: Action) -> None:
+    """Play a candidate: ``advance`` for an action as listed, ``apply`` for a filled template."""
+    if type(action) is Filled:
+        state.apply(action)
+    else:
+        state.advance(action)
+
+
+def _fill(template: Action, blanks: list[Blank], lists: dict[str, Any], rng: random.Random) -> Action | None:
+    """``template`` with every blank filled at random from its choices, or None if a blank cannot be filled
+    (free text, or no choice left)."""
+    action: Action = Filled(_copy(template))
+    for blank in blanks:
+        kind = blank["kind"]
+        if kind == "number":
+            _put(action, blank["path"], rng.randint(blank.get("min", 0), blank.get("max", 0)))
+            continue
+        if kind not in ("one", "some") or "choices" not in blank:
+            return None
+        choices = lists.get(blank["choices"], [])
+        if "per" in blank:
+            choices = choices.get(str(_get(action, blank["per"])), []) if isinstance(choices, dict) else []
+        values = [_choice_value(c) for c in choices]
+        if kind == "one":
+            if not values:
+                return None
+            _put(action, blank["path"], rng.choice(values))
+            continue
+        low, high = blank.get("min", 1), min(blank.get("max", len(values)), len(values))
+        if low > high:
+            return None
+        _put(action, blank["path"], sorted(rng.sample(values, rng.randint(low, high)), key=canonical))
+    return action
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
+def lists_templates(state: State) -> bool:
+    """Whether the game may list templates: a game that does describes their blanks (overrides ``State._blanks``);
+    for any other, a ``null`` in an action is a value, and the actions are complete as listed."""
+    cls = type(state)
+    known = _LISTS_TEMPLATES.get(cls)
+    if known is None:
+        known = _LISTS_TEMPLATES[cls] = cls._blanks is not State._blanks
+    return known
+
+
+_LISTS_TEMPLATES: dict[type[State], bool] = {}
+
+
+def concrete_actions(state: State, legal: list[Action], rng: random.Random, fills: int = 1) -> list[Action]:
+    """``legal`` with each template replaced by ``fills`` random fills of its blanks (``State.blanks``); a template
+    that cannot be filled (a free text blank) is left out. Complete actions come back as they are."""
+    if not lists_templates(state) or not any(has_null(action) for action in legal):
+        return legal
+    described = state.blanks(legal)
+    out: list[Action] = []
+    for action, blanks in zip(legal, described["blanks"], strict=True):
+        if not blanks:
+            out.append(action)
+            continue
+        for _ in range(fills):
+            filled = _fill(action, blanks, described["lists"], rng)
+            if filled is not None:
+                out.append(filled)
+    return out
+
+
+# ----- playouts and rewards ---------------------------------------------------------------------------------------
+
+
+def random_playout(state: State, rng: random.Random) -> None:
+    """Uniformly random concrete actions to the end of the game (templates filled at random)."""
+    for _ in range(MAX_PLAYOUT_DECISIONS):
+        if state.is_over():
+            return
+        legal = concrete_actions(state, state.legal_actions(), rng)
+        step(state, rng.choice(legal))
+
+
+def rank_rewards(state: State) -> list[float]:
+    """Each seat's reward from the outcome's ranks: 1 for first, 0 for last, evenly between (ties share a rank)."""
+    ranks = state.outcome().ranks
+    worst = max(len(ranks) - 1, 1)
+    return [(len(ranks) - rank) / worst for rank in ranks]
+
+
+# ----- the tree ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Node:
+    """The statistics of one action from one point of the tree, credited to the seat that chose it."""
+
+    action: Action | None = None
+    seat: int = -1
+    visits: int = 0
+    reward: float = 0.0
+    available: int = 0  # how often it could have been chosen (ISMCTS's availability count)
+    children: dict[str, Node] = field(default_factory=dict)
+
+
+@dataclass
+class SearchResult:
+    action: Action
+    iterations: int
+    seconds: float
+    visits: dict[str, int]  # canonical action -> root visits
+
+
+def _ucb_pick(children: list[Node], exploration: float) -> Node:
+    best, best_value = children[0], -math.inf
+    for child in children:
+        value = child.reward / child.visits + exploration * math.sqrt(math.log(child.available) / child.visits)
+        if value > best_value:
+            best, best_value = child, value
+    return best
+
+
+def ismcts(
+    game: Game,
+    seen: Seen,
+    legal: list[Action],
+    rng: random.Random,
+    *,
+    time_ms: float = DEFAULT_TIME_MS,
+    iterations: int | None = None,
+    playout: Playout = random_playout,
+    evaluate: Evaluate = rank_rewards,
+    exploration: float = EXPLORATION,
+    seed_actions: Sequence[Action] = (),
+) -> SearchResult:
+    """The most visited of ``legal``'s candidates after ``time_ms`` of search (or ``iterations``, whichever comes
+    first when both are given). ``seen`` is the searching seat's record, its last observation the decision at hand;
+    ``seed_actions`` are concrete actions to consider besides the fills of ``legal``'s templates."""
+    started = time.perf_counter()
+    deadline = started + time_ms / 1000
+    seat = seen.seat
+    root = Node(seat=seat)
+    candidates = _root_candidates(game, seen, legal, rng, seed_actions)
+    keys = [canonical(action) for action in candidates]
+    if len(candidates) == 1:
+        return SearchResult(_copy(dict(candidates[0])), 0, time.perf_counter() - started, {keys[0]: 0})
+    done = 0
+    now = time.perf_counter()
+    # Stop when the next iteration would likely end past the deadline (the mean so far predicts it): the time asked
+    # for is a limit, not a target.
+    while (iterations is None or done < iterations) and (done == 0 or now + (now - started) / done < deadline):
+        state = game.sample(seen, random.Random(rng.getrandbits(64)))
+        _iterate(root, state, candidates, keys, rng, playout, evaluate, exploration)
+        done += 1
+        now = time.perf_counter()
+    best = max(zip(candidates, keys, strict=True), key=lambda pair: _visits(root, pair[1]))
+    visits = {key: _visits(root, key) for key in keys}
+    return SearchResult(_copy(dict(best[0])), done, time.perf_counter() - started, visits)
+
+
+def _visits(root: Node, key: str) -> int:
+    child = root.children.get(key)
+    return child.visits if child else 0
+
+
+def _root_candidates(
+    game: Game, seen: Seen, legal: list[Action], rng: random.Random, seed_actions: Sequence[Action]
+) -> list[Action]:
+    if any(has_null(action) for action in legal):
+        # Blanks are described from the seat's own view: any sample agrees with it on everything the mover sees.
+        expanded = concrete_actions(game.sample(seen, random.Random(rng.getrandbits(64))), legal, rng, ROOT_FILLS)
+    else:
+        expanded = list(legal)
+    out: dict[str, Action] = {}
+    for action in [*seed_actions, *expanded]:
+        out.setdefault(canonical(action), action)
+    return list(out.values()) or list(legal)
+
+
+def _iterate(
+    root: Node,
+    state: State,
+    root_candidates: list[Action],
+    root_keys: list[str],
+    rng: random.Random,
+    playout: Playout,
+    evaluate: Evaluate,
+    exploration: float,
+) -> None:
+    path = [root]
+    node = root
+    first = True
+    while not state.is_over():
+        mover = state.to_move()
+        assert mover is not None
+        if first:
+            actions, keys = root_candidates, root_keys
+            first = False
+        else:
+            actions = concrete_actions(state, state.legal_actions(), rng)
+            keys = [canonical(action) for action in actions]
+        untried = [i for i, key in enumerate(keys) if key not in node.children]
+        available = [node.children[key] for key in keys if key in node.children]
+        for child in available:
+            child.available += 1
+        if untried:
+            i = rng.choice(untried)
+            child = Node(action=actions[i], seat=mover, available=1)
+            node.children[keys[i]] = child
+            step(state, actions[i])
+            path.append(child)
+            break
+        node = _ucb_pick(available, exploration)
+        assert node.action is not None
+        step(state, node.action)
+        path.append(node)
+    if not state.is_over():
+        playout(state, rng)
+    rewards = evaluate(state)
+    for visited in path:
+        visited.visits += 1
+        if visited.seat >= 0:
+            visited.reward += rewards[visited.seat]

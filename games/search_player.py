@@ -1,0 +1,123 @@
+"""The built-in player ``search`` of every game: ISMCTS (games/search.py) for a fixed time per move, on the seat's own
+record of what it was told (``Seen``), never on the real state.
+
+It keeps its ``Seen`` from the observations it is handed in ``act`` (and the game's public start fields), exactly as
+the SDK keeps one for a bot. A game without a sampler yet cannot be searched: the player then plays its game's
+heuristic player's moves and says so in its description (``fallback`` is true).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from games.base import Action, Player, State
+from games.registry import get_game
+from games.search import DEFAULT_TIME_MS, MAX_PLAYOUT_DECISIONS, Evaluate, Playout, has_null, ismcts, rank_rewards
+from games.search import random_playout as to_the_end
+from games.seen import Seen
+
+SEARCH = "search"
+
+# How a game's simulated games end and are scored, made for one decision from the seat's record: (playout, evaluate).
+Horizon = Callable[[Seen], tuple[Playout, Evaluate]]
+
+
+def whole_game(seen: Seen) -> tuple[Playout, Evaluate]:
+    """Random playouts to the end of the game, scored by rank."""
+    return to_the_end, rank_rewards
+
+
+def round_of_tokens(seen: Seen) -> tuple[Playout, Evaluate]:
+    """For a match of rounds that each award tokens (``round`` and ``tokens`` in the public view): random playouts to
+    the end of the current round, scored 1 for each seat that gained a token since the decision, else 0 (by rank if
+    the match ended). A round is short and its winner is what a move changes; the rest of the match is noise that a
+    100 ms budget cannot average away (docs/decisions.md, "Search bots")."""
+    before = list(seen.current["tokens"])
+    start_round = seen.current["round"]
+
+    def playout(state: State, rng: random.Random) -> None:
+        for _ in range(MAX_PLAYOUT_DECISIONS):
+            if state.is_over() or state.public_view()["round"] != start_round:
+                return
+            state.advance(rng.choice(state.legal_actions()))
+
+    def evaluate(state: State) -> list[float]:
+        if state.is_over():
+            return rank_rewards(state)
+        tokens = state.public_view()["tokens"]
+        return [1.0 if now > then else 0.0 for now, then in zip(tokens, before, strict=True)]
+
+    return playout, evaluate
+
+
+HORIZONS: dict[str, Horizon] = {"love_letter": round_of_tokens}
+
+
+def has_sampler(state_class: type[State]) -> bool:
+    """Whether the game implements ``State._sample`` (the base class only raises)."""
+    return state_class._sample.__func__ is not State._sample.__func__  # type: ignore[attr-defined]
+
+
+class SearchPlayer(Player[Any]):
+    """ISMCTS with random playouts, ``time_ms`` per decision; the game's heuristic player seeds templated actions
+    and stands in when the game has no sampler."""
+
+    name = SEARCH
+    game_id: ClassVar[str] = ""
+    heuristic: ClassVar[type[Player[Any]]]
+    time_ms: ClassVar[float] = DEFAULT_TIME_MS
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.game = get_game(self.game_id)
+        self.fallback = self.heuristic(self.rng.getrandbits(32))
+        self.seen = Seen(game=self.game_id, seat=0, players=0)
+        self.searchable = has_sampler(self.game.state_class)
+        self.iterations: list[int] = []  # per searched decision, for the benchmarks and tests
+
+    def start(self, seat: int, players: int, options: dict[str, Any]) -> None:
+        super().start(seat, players, options)
+        self.fallback.start(seat, players, options)
+        start = self.game.start_info(players, options)
+        self.seen = Seen(game=self.game_id, seat=seat, players=players, options=dict(options), start=start)
+        self.iterations = []
+
+    def act(self, obs: Any, legal: list[Action]) -> Action:
+        self.seen.record(obs)
+        if not self.searchable:
+            return self.fallback.act(obs, legal)
+        if len(legal) == 1 and not has_null(legal[0]):
+            return legal[0]
+        seeds = [self.fallback.act(obs, legal)] if any(has_null(a) for a in legal) else []
+        rng = random.Random(self.rng.getrandbits(64))
+        playout, evaluate = HORIZONS.get(self.game_id, whole_game)(self.seen)
+        result = ismcts(
+            self.game,
+            self.seen,
+            legal,
+            rng,
+            time_ms=self.time_ms,
+            playout=playout,
+            evaluate=evaluate,
+            seed_actions=seeds,
+        )
+        self.iterations.append(result.iterations)
+        return result.action
+
+
+def search_player(game_id: str, players: dict[str, type[Player[Any]]]) -> type[SearchPlayer]:
+    """The ``search`` player class of ``game_id``, falling back on its strongest other built-in player."""
+    heuristic = next((cls for name, cls in players.items() if name != "random"), players["random"])
+    searchable = has_sampler(get_game(game_id).state_class)
+    description = (
+        f"information-set MCTS, {DEFAULT_TIME_MS:g} ms a move, random playouts"
+        if searchable
+        else f"information-set MCTS once the game has a sampler; until then it plays as {heuristic.name}"
+    )
+    return type(
+        f"SearchPlayer_{game_id}",
+        (SearchPlayer,),
+        {"game_id": game_id, "heuristic": heuristic, "description": description, "__module__": __name__},
+    )
