@@ -20,8 +20,9 @@ from games.registry import GAMES, example_dir, get_game
 from games.schema import schemas
 from tests.bots.conftest import requires_bwrap
 
-SDK = Path(starter.__file__).parents[1] / "sdk" / "__init__.py"
-FILES = {"main.py", "main_sdk.py", "parlour_sdk.py", "README.md", "smoke_test.py", "sample_messages.jsonl"}
+SDK = Path(starter.__file__).parents[1] / "sdk"
+SDK_FILES = {"parlour_sdk/__init__.py", "parlour_sdk/engine.py", "parlour_sdk/search.py"}
+FILES = {"main.py", "main_sdk.py", "main_search.py", "README.md", "smoke_test.py", "sample_messages.jsonl", *SDK_FILES}
 
 
 def _extract(game_id: str, dest: Path) -> Path:
@@ -41,7 +42,9 @@ def test_the_kit_holds_the_example_bot_the_sdk_and_a_readme_from_the_engine(game
     assert {n.split("/")[0] for n in names} == {f"{game_id}-bot"}
     read = lambda name: archive.read(f"{game_id}-bot/{name}").decode()  # noqa: E731
     assert read("main.py") == (example_dir(game_id) / "main.py").read_text()
-    assert read("parlour_sdk.py") == SDK.read_text()
+    for name in SDK_FILES:
+        assert read(name) == (SDK / name.split("/")[1]).read_text()
+    assert read("main_search.py") == starter.SEARCH_TEMPLATE.read_text()
     assert read(f"{game_id}_types.pyi") == stub(game_id)
     assert json.loads(read("schema.json"))["observation"] == schemas(game_id).observation
     readme = read("README.md")

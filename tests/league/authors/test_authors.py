@@ -69,7 +69,10 @@ def test_the_starter_kit_is_served_as_a_zip_that_points_back_at_the_site(client:
     assert {name.split("/", 1)[1] for name in archive.namelist()} == {
         "main.py",
         "main_sdk.py",
-        "parlour_sdk.py",
+        "main_search.py",
+        "parlour_sdk/__init__.py",
+        "parlour_sdk/engine.py",
+        "parlour_sdk/search.py",
         "README.md",
         "smoke_test.py",
         "sample_messages.jsonl",
