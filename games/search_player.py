@@ -68,6 +68,8 @@ class SearchPlayer(Player[Any]):
     game_id: ClassVar[str] = ""
     heuristic: ClassVar[type[Player[Any]]]
     time_ms: ClassVar[float] = DEFAULT_TIME_MS
+    # A fixed number of iterations instead (with time_ms as a limit still): reproducible play for tests.
+    max_iterations: ClassVar[int | None] = None
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -99,6 +101,7 @@ class SearchPlayer(Player[Any]):
             legal,
             rng,
             time_ms=self.time_ms,
+            iterations=self.max_iterations,
             playout=playout,
             evaluate=evaluate,
             seed_actions=seeds,
