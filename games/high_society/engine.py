@@ -18,6 +18,7 @@ from typing import Any, Literal
 from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, ranks_from_keys
 from games.high_society import declaration
 from games.high_society.declaration import StatusCard
+from games.seen import Seen
 from games.spec import GameSpec
 
 Card = int | str
@@ -384,6 +385,14 @@ class HighSocietyState(State):
                 value = copy.deepcopy(value, memo)
             setattr(new, key, value)
         return new
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> HighSocietyState:
+        # Imported here: the sampler builds on this module's card codes and state class.
+        from games.high_society.sampler import sample
+
+        assert isinstance(game, HighSocietyGame)
+        return sample(cls, game, seen, rng)
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
         """Only the order of the status deck is hidden, from every seat alike: reorder it."""
