@@ -13,6 +13,7 @@ from typing import Any
 from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
 from games.ranczo import declaration
 from games.ranczo.declaration import Buried, Card, Cell, Played
+from games.seen import Seen
 from games.spec import GameSpec
 
 COPIES = 7
@@ -362,6 +363,12 @@ class RanczoState(State):
         other.out = list(self.out)
         other.round_results = [list(result) for result in self.round_results]
         return other
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> RanczoState:
+        from games.ranczo.sampler import sample  # the sampler builds states of this class
+
+        return sample(game, seen, rng)
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> RanczoState | None:
         # Hidden from the observer: other seats' hands and the deck order, except the cards the observer buried
