@@ -42,6 +42,27 @@ OBJECTS_PER_PLAYER = {3: 3, 4: 2}
 DRAGON_GAIN = {"dragon": 1, "ghost": 2}
 
 
+def random_creation(rng: random.Random, options: dict[str, Any], taken: set[str]) -> dict[str, Any]:
+    """A random object: a word not in ``taken`` and a random ``sculpture_min``-``sculpture_max`` of its ``yes``
+    features (the engine's suggestions; the sampler's stand-in for objects made unseen)."""
+    low = options["sculpture_min"]
+    word = rng.choice([w for w in WORDS if w not in taken and len(YES_FEATURES[w]) >= low])
+    shown = yes_features(word)
+    high = min(options["sculpture_max"], len(shown))
+    return {"word": word, "sculpture": rng.sample(shown, rng.randint(low, high))}
+
+
+def suggestions(rng: random.Random, options: dict[str, Any], per_player: int) -> list[dict[str, Any]]:
+    """One seat's ready-made creations, distinct words: twice as many as it makes, since it may take some."""
+    taken: set[str] = set()
+    row = []
+    for _ in range(2 * per_player):
+        creation = random_creation(rng, options, taken)
+        taken.add(creation["word"])
+        row.append(creation)
+    return row
+
+
 class BarbarossaTable(State):
     """The objects, wizards, hats and tokens of a game, every view of them, and the hidden-information checks;
     ``BarbarossaState`` adds the rules that move them."""
@@ -88,22 +109,7 @@ class BarbarossaTable(State):
         self.scores: list[int] | None = None
         # A ready-made creation offered next to the template (see ``_legal_actions``), drawn now so that the legal
         # list is a pure function of the state. Twice as many as needed: the seat may have taken a suggested word.
-        self.suggestions: list[list[dict[str, Any]]] = []
-        for _seat in range(n):
-            taken: set[str] = set()
-            row = []
-            for _ in range(2 * self.per_player):
-                creation = self._random_creation(self.rng, taken)
-                taken.add(creation["word"])
-                row.append(creation)
-            self.suggestions.append(row)
-
-    def _random_creation(self, rng: random.Random, taken: set[str]) -> dict[str, Any]:
-        low = self.options["sculpture_min"]
-        word = rng.choice([w for w in WORDS if w not in taken and len(YES_FEATURES[w]) >= low])
-        shown = yes_features(word)
-        high = min(self.options["sculpture_max"], len(shown))
-        return {"word": word, "sculpture": rng.sample(shown, rng.randint(low, high))}
+        self.suggestions = [suggestions(self.rng, self.options, self.per_player) for _seat in range(n)]
 
     # ----- helpers -------------------------------------------------------------------------------------------------
     def _obj(self, object_id: object, what: str) -> dict[str, Any]:
