@@ -23,12 +23,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.base import Action, Game, State, canonical
+from games.base import Action, Game, State, canonical, same_json
 from games.blanks import Blank
 from games.seen import Seen
 
-# A playout plays a state on (to the end, or to a horizon of its own) with the generator it is given.
-Playout = Callable[[State, random.Random], None]
+# A playout plays a state on (to the end, or to a horizon of its own) with the generator it is given, and raises
+# ``OutOfTime`` once ``time.perf_counter()`` passes the deadline it is given (the third argument).
+Playout = Callable[[State, random.Random, float], None]
 # The reward of each seat, each in [0, 1], of a state a playout left (over, or at its horizon).
 Evaluate = Callable[[State], list[float]]
 
@@ -36,6 +37,10 @@ DEFAULT_TIME_MS = 100
 EXPLORATION = 0.7  # UCB's constant for rewards in [0, 1]
 ROOT_FILLS = 4  # random fills of each template among the root's candidates
 MAX_PLAYOUT_DECISIONS = 5_000  # a safety net: every game ends well before (games.simulate.MAX_DECISIONS is larger)
+
+
+class OutOfTime(Exception):
+    """Raised inside an iteration that reached the search's deadline: the iteration is dropped, the search ends."""
 
 
 # ----- templated actions ----------------------------------------------------------------------------------------
@@ -116,10 +121,9 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def lists_templates(state: State) -> bool:
+def lists_templates(cls: type[State]) -> bool:
     """Whether the game may list templates: a game that does describes their blanks (overrides ``State._blanks``);
     for any other, a ``null`` in an action is a value, and the actions are complete as listed."""
-    cls = type(state)
     known = _LISTS_TEMPLATES.get(cls)
     if known is None:
         known = _LISTS_TEMPLATES[cls] = cls._blanks is not State._blanks
@@ -132,7 +136,7 @@ _LISTS_TEMPLATES: dict[type[State], bool] = {}
 def concrete_actions(state: State, legal: list[Action], rng: random.Random, fills: int = 1) -> list[Action]:
     """``legal`` with each template replaced by ``fills`` random fills of its blanks (``State.blanks``); a template
     that cannot be filled (a free text blank) is left out. Complete actions come back as they are."""
-    if not lists_templates(state) or not any(has_null(action) for action in legal):
+    if not lists_templates(type(state)) or not any(has_null(action) for action in legal):
         return legal
     described = state.blanks(legal)
     out: list[Action] = []
@@ -150,11 +154,13 @@ def concrete_actions(state: State, legal: list[Action], rng: random.Random, fill
 # ----- playouts and rewards ---------------------------------------------------------------------------------------
 
 
-def random_playout(state: State, rng: random.Random) -> None:
+def random_playout(state: State, rng: random.Random, deadline: float = math.inf) -> None:
     """Uniformly random concrete actions to the end of the game (templates filled at random)."""
     for _ in range(MAX_PLAYOUT_DECISIONS):
         if state.is_over():
             return
+        if time.perf_counter() > deadline:
+            raise OutOfTime
         legal = concrete_actions(state, state.legal_actions(), rng)
         step(state, rng.choice(legal))
 
@@ -186,13 +192,14 @@ class SearchResult:
     action: Action
     iterations: int
     seconds: float
-    visits: dict[str, int]  # canonical action -> root visits
+    visits: dict[str, int]  # the root's candidates (``action_key``) -> visits
 
 
 def _ucb_pick(children: list[Node], exploration: float) -> Node:
+    """UCB1 with availability counts: this iteration counts as one more chance for each of them."""
     best, best_value = children[0], -math.inf
     for child in children:
-        value = child.reward / child.visits + exploration * math.sqrt(math.log(child.available) / child.visits)
+        value = child.reward / child.visits + exploration * math.sqrt(math.log(child.available + 1) / child.visits)
         if value > best_value:
             best, best_value = child, value
     return best
@@ -213,24 +220,30 @@ def ismcts(
 ) -> SearchResult:
     """The most visited of ``legal``'s candidates after ``time_ms`` of search (or ``iterations``, whichever comes
     first when both are given). ``seen`` is the searching seat's record, its last observation the decision at hand;
-    ``seed_actions`` are concrete actions to consider besides the fills of ``legal``'s templates."""
+    ``seed_actions`` are concrete actions to consider besides the fills of ``legal``'s templates; the first of them
+    is the answer when not one iteration fits in the time (a game whose simulated games are too long for it)."""
     started = time.perf_counter()
     deadline = started + time_ms / 1000
     seat = seen.seat
     root = Node(seat=seat)
-    candidates = _root_candidates(game, seen, legal, rng, seed_actions)
-    keys = [canonical(action) for action in candidates]
+    keys, candidates = _root_candidates(game, seen, legal, rng, seed_actions)
     if len(candidates) == 1:
         return SearchResult(_copy(dict(candidates[0])), 0, time.perf_counter() - started, {keys[0]: 0})
     done = 0
     now = time.perf_counter()
-    # Stop when the next iteration would likely end past the deadline (the mean so far predicts it): the time asked
-    # for is a limit, not a target.
+    # Stop when the next iteration would likely end past the deadline (the mean so far predicts it), and drop one
+    # that reaches it: the time asked for is a limit, not a target.
     while (iterations is None or done < iterations) and (done == 0 or now + (now - started) / done < deadline):
         state = game.sample(seen, random.Random(rng.getrandbits(64)))
-        _iterate(root, state, candidates, keys, rng, playout, evaluate, exploration)
+        try:
+            _iterate(root, state, candidates, keys, rng, playout, evaluate, exploration, deadline)
+        except OutOfTime:
+            break
         done += 1
         now = time.perf_counter()
+    if done == 0:
+        fallback = seed_actions[0] if seed_actions else rng.choice(candidates)
+        return SearchResult(_copy(dict(fallback)), 0, time.perf_counter() - started, {})
     best = max(zip(candidates, keys, strict=True), key=lambda pair: _visits(root, pair[1]))
     visits = {key: _visits(root, key) for key in keys}
     return SearchResult(_copy(dict(best[0])), done, time.perf_counter() - started, visits)
@@ -243,16 +256,27 @@ def _visits(root: Node, key: str) -> int:
 
 def _root_candidates(
     game: Game, seen: Seen, legal: list[Action], rng: random.Random, seed_actions: Sequence[Action]
-) -> list[Action]:
-    if any(has_null(action) for action in legal):
+) -> tuple[list[str], list[Action]]:
+    """The root's candidates (the seeds first, each action once) and their keys (``action_key``)."""
+    if lists_templates(game.state_class) and any(has_null(action) for action in legal):
         # Blanks are described from the seat's own view: any sample agrees with it on everything the mover sees.
         expanded = concrete_actions(game.sample(seen, random.Random(rng.getrandbits(64))), legal, rng, ROOT_FILLS)
     else:
-        expanded = list(legal)
-    out: dict[str, Action] = {}
-    for action in [*seed_actions, *expanded]:
-        out.setdefault(canonical(action), action)
-    return list(out.values()) or list(legal)
+        expanded = legal
+    out = {action_key(action): action for action in expanded}
+    for seed in reversed(seed_actions):
+        # A seed that is one of the candidates (perhaps with its keys in another order) is that candidate.
+        same = next((action for action in expanded if action == seed and same_json(action, seed)), seed)
+        out = {action_key(same): same, **out}
+    if not out:  # every template unfillable: the legal list as it is (the answer is then a template to fill)
+        out = {action_key(action): action for action in legal}
+    return list(out), list(out.values())
+
+
+def action_key(action: Action) -> str:
+    """An action's identity in the tree: its ``repr`` (an engine lists an action with its keys in one order, and a
+    filled template keeps its template's), several times cheaper than ``canonical`` on long legal lists."""
+    return repr(action)
 
 
 def _iterate(
@@ -264,10 +288,15 @@ def _iterate(
     playout: Playout,
     evaluate: Evaluate,
     exploration: float,
+    deadline: float,
 ) -> None:
+    """One iteration on one determinization. The tree changes only once the iteration is complete: ``OutOfTime``
+    leaves it exactly as it was."""
     path = [root]
     node = root
     first = True
+    offered: list[Node] = []  # children that were available on the way down (their availability counts grow)
+    leaf: tuple[Node, str, Node] | None = None  # the node added by this iteration: (parent, key, node)
     while not state.is_over():
         mover = state.to_move()
         assert mover is not None
@@ -276,25 +305,34 @@ def _iterate(
             first = False
         else:
             actions = concrete_actions(state, state.legal_actions(), rng)
-            keys = [canonical(action) for action in actions]
+            keys = [action_key(action) for action in actions]
         untried = [i for i, key in enumerate(keys) if key not in node.children]
         available = [node.children[key] for key in keys if key in node.children]
-        for child in available:
-            child.available += 1
+        offered += available
         if untried:
             i = rng.choice(untried)
-            child = Node(action=actions[i], seat=mover, available=1)
-            node.children[keys[i]] = child
+            child = Node(action=actions[i], seat=mover)
+            leaf = (node, keys[i], child)
             step(state, actions[i])
             path.append(child)
             break
+        if time.perf_counter() > deadline:
+            raise OutOfTime
         node = _ucb_pick(available, exploration)
         assert node.action is not None
         step(state, node.action)
         path.append(node)
+    if time.perf_counter() > deadline:
+        raise OutOfTime
     if not state.is_over():
-        playout(state, rng)
+        playout(state, rng, deadline)
     rewards = evaluate(state)
+    for child in offered:
+        child.available += 1
+    if leaf is not None:
+        parent, leaf_key, child = leaf
+        child.available += 1
+        parent.children[leaf_key] = child
     for visited in path:
         visited.visits += 1
         if visited.seat >= 0:

@@ -9,12 +9,22 @@ heuristic player's moves and says so in its description (``fallback`` is true).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 from games.base import Action, Player, State
 from games.registry import get_game
-from games.search import DEFAULT_TIME_MS, MAX_PLAYOUT_DECISIONS, Evaluate, Playout, has_null, ismcts, rank_rewards
+from games.search import (
+    DEFAULT_TIME_MS,
+    MAX_PLAYOUT_DECISIONS,
+    Evaluate,
+    OutOfTime,
+    Playout,
+    has_null,
+    ismcts,
+    rank_rewards,
+)
 from games.search import random_playout as to_the_end
 from games.seen import Seen
 
@@ -37,10 +47,12 @@ def round_of_tokens(seen: Seen) -> tuple[Playout, Evaluate]:
     before = list(seen.current["tokens"])
     start_round = seen.current["round"]
 
-    def playout(state: State, rng: random.Random) -> None:
+    def playout(state: State, rng: random.Random, deadline: float) -> None:
         for _ in range(MAX_PLAYOUT_DECISIONS):
             if state.is_over() or state.public_view()["round"] != start_round:
                 return
+            if time.perf_counter() > deadline:
+                raise OutOfTime
             state.advance(rng.choice(state.legal_actions()))
 
     def evaluate(state: State) -> list[float]:
@@ -61,8 +73,8 @@ def has_sampler(state_class: type[State]) -> bool:
 
 
 class SearchPlayer(Player[Any]):
-    """ISMCTS with random playouts, ``time_ms`` per decision; the game's heuristic player seeds templated actions
-    and stands in when the game has no sampler."""
+    """ISMCTS with random playouts, ``time_ms`` per decision; the game's heuristic player's move is among the
+    candidates, and it stands in when the game has no sampler or no simulated game fits in the time."""
 
     name = SEARCH
     game_id: ClassVar[str] = ""
@@ -87,12 +99,15 @@ class SearchPlayer(Player[Any]):
         self.iterations = []
 
     def act(self, obs: Any, legal: list[Action]) -> Action:
+        began = time.perf_counter()
         self.seen.record(obs)
         if not self.searchable:
             return self.fallback.act(obs, legal)
         if len(legal) == 1 and not has_null(legal[0]):
             return legal[0]
-        seeds = [self.fallback.act(obs, legal)] if any(has_null(a) for a in legal) else []
+        # The heuristic's move is a candidate (the only good fill of a template the search may see) and the answer
+        # when not one simulated game fits in the time.
+        seeds = [self.fallback.act(obs, legal)]
         rng = random.Random(self.rng.getrandbits(64))
         playout, evaluate = HORIZONS.get(self.game_id, whole_game)(self.seen)
         result = ismcts(
@@ -100,7 +115,7 @@ class SearchPlayer(Player[Any]):
             self.seen,
             legal,
             rng,
-            time_ms=self.time_ms,
+            time_ms=max(self.time_ms - (time.perf_counter() - began) * 1000, 0.0),
             iterations=self.max_iterations,
             playout=playout,
             evaluate=evaluate,

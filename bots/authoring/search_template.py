@@ -35,10 +35,10 @@ def think_ms(ctx: Context) -> float:
 
 
 # ----- PLUG IN: how a simulated game goes on and how it is scored --------------------------------------------------
-def playout(state: State, rng: random.Random) -> None:
+def playout(state: State, rng: random.Random, deadline: float) -> None:
     """Play ``state`` on. Random to the end is the default; a policy that prefers good moves (or stops at a horizon,
     e.g. the end of a round, and lets ``evaluate`` score the position) makes every iteration worth more."""
-    random_playout(state, rng)
+    random_playout(state, rng, deadline)  # raises OutOfTime past the deadline: check it in your own loop too
 
 
 def evaluate(state: State) -> list[float]:

@@ -105,7 +105,7 @@ def test_the_search_reads_only_the_seats_record(template: str) -> None:
     for real in (state, other):
         seen = Seen(game=template, seat=0, players=2)
         seen.record(real.observation(0))
-        moves.append(ismcts(game, seen, real.legal_actions(), random.Random(9), iterations=200).action)
+        moves.append(ismcts(game, seen, real.legal_actions(), random.Random(9), time_ms=1e6, iterations=200).action)
     assert moves[0] == moves[1]
 
 
