@@ -13,6 +13,7 @@ from typing import Any
 
 from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
 from games.love_letter import declaration
+from games.seen import Seen
 from games.spec import GameSpec
 
 GUARD, PRIEST, BARON, HANDMAID, PRINCE, KING, COUNTESS, PRINCESS = range(1, 9)
@@ -374,6 +375,12 @@ class LoveLetterState(State):
 
     def is_over(self) -> bool:
         return self.over
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> LoveLetterState:
+        from games.love_letter import sampler  # the sampler replays this engine's rules: it imports this module
+
+        return sampler.sample(cls, game, seen, rng)
 
     def _outcome(self) -> Outcome:
         # RULES.md "Players and the match" 2: whoever reached the target (several only if they reached it in the same
