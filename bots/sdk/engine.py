@@ -12,8 +12,9 @@
 nothing else: the hidden cards re-dealt, never read from the real game (docs/search.md).
 
 Where the engines are: in the league's sandbox at ``/parlour/engines/games``, beside the SDK (this module puts that
-folder first on ``sys.path`` when it is imported, so a bot file of its own called ``games`` cannot hide them); with
-``python -m bots play`` the same; with the author kit's wheel installed they are the ``games`` package itself.
+folder first on ``sys.path`` when it is imported, so a bot file of its own called ``games`` cannot hide them, and a
+starter kit's own copy of the SDK finds them there too); with ``python -m bots play`` the same; with the author
+kit's wheel installed they are the ``games`` package itself.
 Standard library only. Importing this module costs what importing ``games.base`` does; ``load`` adds one game.
 """
 
@@ -22,9 +23,14 @@ from __future__ import annotations
 import os
 import sys
 
-_ENGINES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engines")
-if os.path.isdir(os.path.join(_ENGINES, "games")) and _ENGINES not in sys.path:
-    sys.path.insert(0, _ENGINES)
+# Beside this package (the league's SDK, or python -m bots play's link to it), then the sandbox's own place: a starter
+# kit's copy of the SDK in the bot's folder finds the league's engines there too.
+_PLACES = (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engines"), "/parlour/engines")
+for _place in _PLACES:
+    if os.path.isdir(os.path.join(_place, "games")):
+        if _place not in sys.path:
+            sys.path.insert(0, _place)
+        break
 
 from games.base import Game, State  # noqa: E402  (the engines are importable from here on)
 from games.registry import get_game  # noqa: E402
