@@ -25,6 +25,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -62,11 +63,11 @@ def play_one(job: tuple[str, int, int, float]) -> tuple[bool, float, int]:
     state = game.new_state(players, seed)
     mine = seed % players
     other = opponent(game_id)
-    bots: list[Player[object]] = [
-        make_player(game_id, SEARCH if seat == mine else other, seed * 10 + seat) for seat in range(players)
+    bots: list[Player[Any]] = [
+        make_player(game_id, SEARCH if s == mine else other, seed * 10 + s) for s in range(players)
     ]
-    for seat, bot in enumerate(bots):
-        bot.start(seat, players, state.options)
+    for index, bot in enumerate(bots):
+        bot.start(index, players, state.options)
         if isinstance(bot, SearchPlayer):
             bot.time_ms = time_ms
     longest = 0.0
@@ -133,15 +134,10 @@ def costs(seconds: float = 2.0) -> None:
         rng = random.Random(1)
         state = game.new_state(game.min_players, 3)
         seen = Seen(game=game_id, seat=0, players=game.min_players, start=game.start_info(game.min_players, {}))
-        while state.to_move() is not None and len(state.history) < 10:
-            seat = state.to_move()
+        # Random moves to the seat's first decision after the 10th (what it was told recorded on the way).
+        while (seat := state.to_move()) is not None and (seat != 0 or len(state.history) < 10):
             if seat == 0:
                 seen.record(state.observation(0))
-            player = make_player(game_id, "random", len(state.history))
-            player.start(seat, state.players, state.options)
-            state.apply(player.act(state.observation(seat), state.legal_actions()))
-        while state.to_move() != 0:
-            seat = state.to_move()
             player = make_player(game_id, "random", len(state.history))
             player.start(seat, state.players, state.options)
             state.apply(player.act(state.observation(seat), state.legal_actions()))

@@ -79,9 +79,9 @@ class SearchPlayer(Player[Any]):
     name = SEARCH
     game_id: ClassVar[str] = ""
     heuristic: ClassVar[type[Player[Any]]]
-    time_ms: ClassVar[float] = DEFAULT_TIME_MS
+    time_ms: float = DEFAULT_TIME_MS  # per decision; a benchmark or test may set it on one player
     # A fixed number of iterations instead (with time_ms as a limit still): reproducible play for tests.
-    max_iterations: ClassVar[int | None] = None
+    max_iterations: int | None = None
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
