@@ -56,9 +56,9 @@ def opponent(game_id: str) -> str:
     return next(name for name in builtin_players(game_id) if name not in ("random", SEARCH))
 
 
-def play_one(job: tuple[str, int, int, float]) -> tuple[bool, float, int]:
+def play_one(job: tuple[str, int, int, float, int]) -> tuple[bool, float, int]:
     """One game: (the search won (rank 1), its longest move in ms, its mean iterations per searched move)."""
-    game_id, players, seed, time_ms = job
+    game_id, players, seed, time_ms, seed_visits = job
     game = get_game(game_id)
     state = game.new_state(players, seed)
     mine = seed % players
@@ -69,7 +69,7 @@ def play_one(job: tuple[str, int, int, float]) -> tuple[bool, float, int]:
     for index, bot in enumerate(bots):
         bot.start(index, players, state.options)
         if isinstance(bot, SearchPlayer):
-            bot.time_ms = time_ms
+            bot.time_ms, bot.seed_visits = time_ms, seed_visits
     longest = 0.0
     while (seat := state.to_move()) is not None:
         began = time.perf_counter()
@@ -88,10 +88,11 @@ def _nice() -> None:
 
 
 def strength(
-    game_id: str, players: int, games: int, time_ms: float, jobs: int, first_seed: int = 0
+    game_id: str, players: int, games: int, time_ms: float, jobs: int, seed_visits: int | None = None
 ) -> dict[str, float]:
     searchable = has_sampler(get_game(game_id).state_class)
-    jobs_list = [(game_id, players, first_seed + k, time_ms) for k in range(games)]
+    visits = SearchPlayer.seed_visits if seed_visits is None else seed_visits
+    jobs_list = [(game_id, players, k, time_ms, visits) for k in range(games)]
     began = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs, initializer=_nice) as pool:
         results = list(pool.map(play_one, jobs_list, chunksize=4))
@@ -107,7 +108,8 @@ def strength(
         "mean_iterations": statistics.mean(it for _, _, it in results),
     }
     print(
-        f"{game_id} {players}p search@{time_ms:g}ms vs {players - 1}x {opponent(game_id)}: {wins}/{games} wins = "
+        f"{game_id} {players}p search@{time_ms:g}ms (seed visits {visits}) vs {players - 1}x {opponent(game_id)}: "
+        f"{wins}/{games} wins = "
         f"{row['win_rate']:.1%} (95% {low:.1%}-{high:.1%}), {row['share_of_fair']:.2f}x a fair share ({fair:.0%}); "
         f"longest move {row['max_move_ms']:.0f} ms, {row['mean_iterations']:.0f} iterations a move"
         f"{'' if searchable else ' [NO SAMPLER: plays as the heuristic]'}; "
@@ -172,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--games", type=int, default=400)
     one.add_argument("--time-ms", type=float, default=100)
     one.add_argument("--jobs", type=int, default=2)
+    one.add_argument("--seed-visits", type=int, help="the heuristic move's head start (default: the player's)")
     curve = sub.add_parser("times", help="strength against time per move")
     curve.add_argument("game")
     curve.add_argument("--players", type=int)
@@ -186,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     players = args.players or get_game(args.game).min_players
     for time_ms in [args.time_ms] if args.command == "strength" else args.times:
-        strength(args.game, players, args.games, time_ms, args.jobs)
+        strength(args.game, players, args.games, time_ms, args.jobs, getattr(args, "seed_visits", None))
     return 0
 
 

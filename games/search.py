@@ -32,6 +32,9 @@ from games.seen import Seen
 Playout = Callable[[State, random.Random, float], None]
 # The reward of each seat, each in [0, 1], of a state a playout left (over, or at its horizon).
 Evaluate = Callable[[State], list[float]]
+# A model of the other seats: the action ``seat`` plays in ``state`` given its ``legal_actions()`` (one of them, or a
+# filled template).
+Policy = Callable[[State, int, list[Action]], Action]
 
 DEFAULT_TIME_MS = 100
 EXPLORATION = 0.7  # UCB's constant for rewards in [0, 1]
@@ -217,16 +220,25 @@ def ismcts(
     evaluate: Evaluate = rank_rewards,
     exploration: float = EXPLORATION,
     seed_actions: Sequence[Action] = (),
+    seed_visits: int = 0,
+    opponents: Policy | None = None,
 ) -> SearchResult:
     """The most visited of ``legal``'s candidates after ``time_ms`` of search (or ``iterations``, whichever comes
     first when both are given). ``seen`` is the searching seat's record, its last observation the decision at hand;
     ``seed_actions`` are concrete actions to consider besides the fills of ``legal``'s templates; the first of them
-    is the answer when not one iteration fits in the time (a game whose simulated games are too long for it)."""
+    is the answer when not one iteration fits in the time (a game whose simulated games are too long for it).
+    ``seed_visits`` gives each seed that many virtual visits at an even reward (0.5) before the search starts: a
+    prior that the search must outvote, so that a few noisy iterations do not overturn a good heuristic's move.
+    ``opponents``, when given, plays the other seats' decisions in the tree instead of UCB (see ``_iterate``)."""
     started = time.perf_counter()
     deadline = started + time_ms / 1000
     seat = seen.seat
     root = Node(seat=seat)
     keys, candidates = _root_candidates(game, seen, legal, rng, seed_actions)
+    for seed in seed_actions[: len(seed_actions) if seed_visits else 0]:
+        index = candidates.index(seed) if seed in candidates else -1
+        if index >= 0:
+            root.children[keys[index]] = Node(candidates[index], seat, seed_visits, 0.5 * seed_visits, seed_visits)
     if len(candidates) == 1:
         return SearchResult(_copy(dict(candidates[0])), 0, time.perf_counter() - started, {keys[0]: 0})
     done = 0
@@ -236,12 +248,12 @@ def ismcts(
     while (iterations is None or done < iterations) and (done == 0 or now + (now - started) / done < deadline):
         state = game.sample(seen, random.Random(rng.getrandbits(64)))
         try:
-            _iterate(root, state, candidates, keys, rng, playout, evaluate, exploration, deadline)
+            _iterate(root, state, candidates, keys, rng, playout, evaluate, exploration, deadline, opponents)
         except OutOfTime:
             break
         done += 1
         now = time.perf_counter()
-    if done == 0:
+    if done == 0 or not any(child.visits for child in root.children.values()):
         fallback = seed_actions[0] if seed_actions else rng.choice(candidates)
         return SearchResult(_copy(dict(fallback)), 0, time.perf_counter() - started, {})
     best = max(zip(candidates, keys, strict=True), key=lambda pair: _visits(root, pair[1]))
@@ -289,9 +301,15 @@ def _iterate(
     evaluate: Evaluate,
     exploration: float,
     deadline: float,
+    opponents: Policy | None = None,
 ) -> None:
     """One iteration on one determinization. The tree changes only once the iteration is complete: ``OutOfTime``
-    leaves it exactly as it was."""
+    leaves it exactly as it was.
+
+    Without ``opponents`` every seat chooses by UCB in the one tree: the other seats then choose as if they saw the
+    determinization, the searcher's own hand included (SO-ISMCTS's known weakness: a Guard always names the right
+    card). With ``opponents`` the other seats play that model's move, computed from their own observation of the
+    determinization, and the tree branches on what they played."""
     path = [root]
     node = root
     first = True
@@ -303,6 +321,12 @@ def _iterate(
         if first:
             actions, keys = root_candidates, root_keys
             first = False
+        elif opponents is not None and mover != root.seat:
+            listed_actions = state.legal_actions()
+            forced = opponents(state, mover, listed_actions)
+            if not any(forced == listed for listed in listed_actions):
+                forced = Filled(forced)  # the model filled a template: played with apply, checked
+            actions, keys = [forced], [action_key(forced)]
         else:
             actions = concrete_actions(state, state.legal_actions(), rng)
             keys = [action_key(action) for action in actions]

@@ -21,6 +21,7 @@ from games.search import (
     Evaluate,
     OutOfTime,
     Playout,
+    Policy,
     has_null,
     ismcts,
     rank_rewards,
@@ -30,20 +31,22 @@ from games.seen import Seen
 
 SEARCH = "search"
 
-# How a game's simulated games end and are scored, made for one decision from the seat's record: (playout, evaluate).
-Horizon = Callable[[Seen], tuple[Playout, Evaluate]]
+# How a game's simulated games end and are scored, made for one decision from the seat's record and a model of the
+# other seats: (playout, evaluate).
+Horizon = Callable[[Seen, Policy], tuple[Playout, Evaluate]]
 
 
-def whole_game(seen: Seen) -> tuple[Playout, Evaluate]:
+def whole_game(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
     """Random playouts to the end of the game, scored by rank."""
     return to_the_end, rank_rewards
 
 
-def round_of_tokens(seen: Seen) -> tuple[Playout, Evaluate]:
-    """For a match of rounds that each award tokens (``round`` and ``tokens`` in the public view): random playouts to
-    the end of the current round, scored 1 for each seat that gained a token since the decision, else 0 (by rank if
-    the match ended). A round is short and its winner is what a move changes; the rest of the match is noise that a
-    100 ms budget cannot average away (docs/decisions.md, "Search bots")."""
+def round_of_tokens(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
+    """For a match of rounds that each award tokens (``round`` and ``tokens`` in the public view): playouts to the
+    end of the current round, the other seats played by ``opponents`` and this seat at random, scored 1 for each seat
+    that gained a token since the decision, else 0 (by rank if the match ended). A round is short and its winner is
+    what a move changes; the rest of the match is noise that a 100 ms budget cannot average away (docs/decisions.md,
+    "Search bots")."""
     before = list(seen.current["tokens"])
     start_round = seen.current["round"]
 
@@ -53,7 +56,8 @@ def round_of_tokens(seen: Seen) -> tuple[Playout, Evaluate]:
                 return
             if time.perf_counter() > deadline:
                 raise OutOfTime
-            state.advance(rng.choice(state.legal_actions()))
+            mover, legal = state.to_move(), state.legal_actions()
+            state.advance(rng.choice(legal) if mover == seen.seat or mover is None else opponents(state, mover, legal))
 
     def evaluate(state: State) -> list[float]:
         if state.is_over():
@@ -82,6 +86,8 @@ class SearchPlayer(Player[Any]):
     time_ms: float = DEFAULT_TIME_MS  # per decision; a benchmark or test may set it on one player
     # A fixed number of iterations instead (with time_ms as a limit still): reproducible play for tests.
     max_iterations: int | None = None
+    seed_visits: int = 0  # the heuristic's move's head start (virtual visits; games/search.py, ismcts)
+    model_opponents: bool = True  # the other seats play the heuristic in the tree (else UCB: SO-ISMCTS as such)
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -90,6 +96,7 @@ class SearchPlayer(Player[Any]):
         self.seen = Seen(game=self.game_id, seat=0, players=0)
         self.searchable = has_sampler(self.game.state_class)
         self.iterations: list[int] = []  # per searched decision, for the benchmarks and tests
+        self.models: dict[int, Player[Any]] = {}  # the other seats' model: the heuristic, one per seat
 
     def start(self, seat: int, players: int, options: dict[str, Any]) -> None:
         super().start(seat, players, options)
@@ -97,6 +104,11 @@ class SearchPlayer(Player[Any]):
         start = self.game.start_info(players, options)
         self.seen = Seen(game=self.game_id, seat=seat, players=players, options=dict(options), start=start)
         self.iterations = []
+        self.models = {}
+        for other in range(players):
+            if other != seat:
+                self.models[other] = self.heuristic(self.rng.getrandbits(32))
+                self.models[other].start(other, players, options)
 
     def act(self, obs: Any, legal: list[Action]) -> Action:
         began = time.perf_counter()
@@ -109,7 +121,8 @@ class SearchPlayer(Player[Any]):
         # when not one simulated game fits in the time.
         seeds = [self.fallback.act(obs, legal)]
         rng = random.Random(self.rng.getrandbits(64))
-        playout, evaluate = HORIZONS.get(self.game_id, whole_game)(self.seen)
+        opponents = self._opponents if self.model_opponents else None
+        playout, evaluate = HORIZONS.get(self.game_id, whole_game)(self.seen, self._opponents)
         result = ismcts(
             self.game,
             self.seen,
@@ -120,9 +133,15 @@ class SearchPlayer(Player[Any]):
             playout=playout,
             evaluate=evaluate,
             seed_actions=seeds,
+            seed_visits=self.seed_visits,
+            opponents=opponents,
         )
         self.iterations.append(result.iterations)
         return result.action
+
+    def _opponents(self, state: State, seat: int, legal: list[Action]) -> Action:
+        """What the heuristic would play in ``seat``'s place, from that seat's own view of the determinization."""
+        return self.models[seat].act(state.observation(seat), legal)
 
 
 def search_player(game_id: str, players: dict[str, type[Player[Any]]]) -> type[SearchPlayer]:
