@@ -316,6 +316,8 @@ def _iterate(
     offered: list[Node] = []  # children that were available on the way down (their availability counts grow)
     leaf: tuple[Node, str, Node] | None = None  # the node added by this iteration: (parent, key, node)
     while not state.is_over():
+        if time.perf_counter() > deadline:
+            raise OutOfTime
         mover = state.to_move()
         assert mover is not None
         if first:
@@ -340,8 +342,6 @@ def _iterate(
             step(state, actions[i])
             path.append(child)
             break
-        if time.perf_counter() > deadline:
-            raise OutOfTime
         node = _ucb_pick(available, exploration)
         assert node.action is not None
         step(state, node.action)

@@ -33,7 +33,8 @@ def template() -> Iterator[str]:
 def _play(
     game_id: str, players: int, seed: int, names: list[str], time_ms: float = FAST_MS, iterations: int | None = None
 ) -> tuple[Any, float]:
-    """One whole game; returns its outcome and the longest move any ``search`` player took (seconds)."""
+    """One whole game; returns its outcome and the longest move any ``search`` player took (seconds of this process's
+    CPU: the search's clock is wall time, but on a shared machine the wall clock also counts other processes)."""
     state = get_game(game_id).new_state(players, seed)
     bots: list[Player[Any]] = [make_player(game_id, name, seed * 10 + seat) for seat, name in enumerate(names)]
     for seat, bot in enumerate(bots):
@@ -42,10 +43,10 @@ def _play(
             bot.time_ms, bot.max_iterations = time_ms, iterations
     longest = 0.0
     while (seat := state.to_move()) is not None:
-        began = time.perf_counter()
+        began = time.process_time()
         action = bots[seat].act(state.observation(seat), state.legal_actions())
         if isinstance(bots[seat], SearchPlayer):
-            longest = max(longest, time.perf_counter() - began)
+            longest = max(longest, time.process_time() - began)
         state.apply(action)  # raises IllegalAction for an illegal move
     return state.outcome(), longest
 
@@ -65,8 +66,9 @@ def test_the_search_player_plays_legal_whole_games_within_its_time(game_id: str)
     for players in sorted({game.min_players, game.max_players}):
         names = [SEARCH] + ["random"] * (players - 1)
         _, longest = _play(game_id, players, seed=players, names=names)
-        # Wall time on a shared machine: the search stops before its deadline, a busy core may still delay it.
-        assert longest < (FAST_MS + 200) / 1000, f"{game_id}: {longest * 1000:.0f} ms for one move"
+        # The search stops before its deadline and drops an iteration that reaches it; one step of the engine (High
+        # Society's 2,048 bids), the heuristic's move or a full collection of the garbage may still run past it.
+        assert longest < (FAST_MS + 150) / 1000, f"{game_id}: {longest * 1000:.0f} ms for one move"
 
 
 def test_the_search_beats_random_clearly_at_high_card(template: str) -> None:
@@ -90,7 +92,7 @@ def test_the_search_respects_its_time(template: str) -> None:
     seen.record(state.observation(0))
     for time_ms in (10, 60):
         result = ismcts(game, seen, state.legal_actions(), random.Random(1), time_ms=time_ms)
-        assert result.iterations > 1 and result.seconds < (time_ms + 200) / 1000
+        assert result.iterations > 1 and result.seconds < (time_ms + 200) / 1000  # wall time, on a shared machine
         assert result.action in state.legal_actions()
         assert sum(result.visits.values()) == result.iterations
 
