@@ -157,12 +157,22 @@ def costs(seconds: float = 2.0) -> None:
     seen = Seen(game="love_letter", seat=0, players=2)
     fresh = game.new_state(2, 5)
     seen.record(fresh.observation(0))
-    playout, _ = round_of_tokens(seen)
+    playout, _ = round_of_tokens(seen, lambda state, seat, legal: rng.choice(legal))
 
     def one_round() -> None:
         playout(game.sample(seen, rng), rng, math.inf)
 
     print(f"love_letter 2p: {_per_second(one_round, seconds):.0f} sampled rounds a second (sample + random round)")
+    searcher = make_player("love_letter", SEARCH, 1)
+    assert isinstance(searcher, SearchPlayer)
+    searcher.start(0, 2, {})
+    playout, _ = round_of_tokens(seen, searcher._opponents)
+
+    def modelled_round() -> None:
+        playout(game.sample(seen, rng), rng, math.inf)
+
+    rounds = _per_second(modelled_round, seconds)
+    print(f"love_letter 2p: {rounds:.0f} sampled rounds a second, the other seat played by the search's heuristic")
 
 
 def main(argv: list[str] | None = None) -> int:
