@@ -72,7 +72,7 @@ def builtin_players(game_id: str) -> Mapping[str, type[Player[Any]]]:
     # Every game's built-in players end with ``search``, the ISMCTS "boss" on its own forward model (docs/search.md).
     from games.search_player import SEARCH, search_player
 
-    return {**own, SEARCH: search_player(game_id, dict(own))}
+    return {**own, SEARCH: search_player(get_game(game_id), dict(own))}
 
 
 def make_player(game_id: str, name: str, seed: int = 0) -> Player[Any]:

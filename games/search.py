@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from games.base import Action, Game, State, canonical, same_json
+from games.base import Action, Game, Outcome, State, canonical, same_json
 from games.blanks import Blank
 from games.seen import Seen
 
@@ -170,7 +170,12 @@ def random_playout(state: State, rng: random.Random, deadline: float = math.inf)
 
 def rank_rewards(state: State) -> list[float]:
     """Each seat's reward from the outcome's ranks: 1 for first, 0 for last, evenly between (ties share a rank)."""
-    ranks = state.outcome().ranks
+    return rewards_of(state.outcome())
+
+
+def rewards_of(outcome: Outcome) -> list[float]:
+    """``rank_rewards`` of any outcome (a final one, or one made up of gains at a horizon)."""
+    ranks = outcome.ranks
     worst = max(len(ranks) - 1, 1)
     return [(len(ranks) - rank) / worst for rank in ranks]
 

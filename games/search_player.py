@@ -13,8 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from games.base import Action, Player, State
-from games.registry import get_game
+from games.base import Action, Game, Outcome, Player, State
 from games.search import (
     DEFAULT_TIME_MS,
     MAX_PLAYOUT_DECISIONS,
@@ -25,6 +24,7 @@ from games.search import (
     has_null,
     ismcts,
     rank_rewards,
+    rewards_of,
 )
 from games.search import random_playout as to_the_end
 from games.seen import Seen
@@ -42,11 +42,11 @@ def whole_game(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
 
 
 def round_of_tokens(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
-    """For a match of rounds that each award tokens (``round`` and ``tokens`` in the public view): playouts to the
-    end of the current round, the other seats played by ``opponents`` and this seat at random, scored 1 for each seat
-    that gained a token since the decision, else 0 (by rank if the match ended). A round is short and its winner is
-    what a move changes; the rest of the match is noise that a 100 ms budget cannot average away (docs/decisions.md,
-    "Search bots")."""
+    """For a match of rounds that award tokens (``round`` and ``tokens`` in the observation: Love Letter, Ranczo):
+    playouts to the end of the current round, the other seats played by ``opponents`` and this seat at random,
+    scored by the rank of the tokens each seat gained since the decision (by the outcome if the match ended). A
+    round is what a move changes; the rest of the match is noise that a 100 ms budget cannot average away
+    (docs/decisions.md, "Search bots")."""
     before = list(seen.current["tokens"])
     start_round = seen.current["round"]
 
@@ -63,12 +63,16 @@ def round_of_tokens(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
         if state.is_over():
             return rank_rewards(state)
         tokens = state.public_view()["tokens"]
-        return [1.0 if now > then else 0.0 for now, then in zip(tokens, before, strict=True)]
+        gains = [now - then for now, then in zip(tokens, before, strict=True)]
+        return rewards_of(Outcome.from_scores(gains))
 
     return playout, evaluate
 
 
-HORIZONS: dict[str, Horizon] = {"love_letter": round_of_tokens}
+def horizon_of(observation: dict[str, Any]) -> Horizon:
+    """Rounds that award tokens end a simulated game early; any other game is played to its end."""
+    rounds = isinstance(observation.get("round"), int) and isinstance(observation.get("tokens"), list)
+    return round_of_tokens if rounds else whole_game
 
 
 def has_sampler(state_class: type[State]) -> bool:
@@ -82,6 +86,7 @@ class SearchPlayer(Player[Any]):
 
     name = SEARCH
     game_id: ClassVar[str] = ""
+    game_class: ClassVar[Game]  # the engine (set by ``search_player``: this module does not import the registry)
     heuristic: ClassVar[type[Player[Any]]]
     time_ms: float = DEFAULT_TIME_MS  # per decision; a benchmark or test may set it on one player
     # A fixed number of iterations instead (with time_ms as a limit still): reproducible play for tests.
@@ -91,7 +96,7 @@ class SearchPlayer(Player[Any]):
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.game = get_game(self.game_id)
+        self.game = self.game_class
         self.fallback = self.heuristic(self.rng.getrandbits(32))
         self.seen = Seen(game=self.game_id, seat=0, players=0)
         self.searchable = has_sampler(self.game.state_class)
@@ -122,7 +127,7 @@ class SearchPlayer(Player[Any]):
         seeds = [self.fallback.act(obs, legal)]
         rng = random.Random(self.rng.getrandbits(64))
         opponents = self._opponents if self.model_opponents else None
-        playout, evaluate = HORIZONS.get(self.game_id, whole_game)(self.seen, self._opponents)
+        playout, evaluate = horizon_of(obs)(self.seen, self._opponents)
         result = ismcts(
             self.game,
             self.seen,
@@ -144,10 +149,11 @@ class SearchPlayer(Player[Any]):
         return self.models[seat].act(state.observation(seat), legal)
 
 
-def search_player(game_id: str, players: dict[str, type[Player[Any]]]) -> type[SearchPlayer]:
-    """The ``search`` player class of ``game_id``, falling back on its strongest other built-in player."""
+def search_player(game: Game, players: dict[str, type[Player[Any]]]) -> type[SearchPlayer]:
+    """The ``search`` player class of ``game``, falling back on its strongest other built-in player."""
+    game_id = game.id
     heuristic = next((cls for name, cls in players.items() if name != "random"), players["random"])
-    searchable = has_sampler(get_game(game_id).state_class)
+    searchable = has_sampler(game.state_class)
     description = (
         f"information-set MCTS, {DEFAULT_TIME_MS:g} ms a move, random playouts"
         if searchable
@@ -156,5 +162,11 @@ def search_player(game_id: str, players: dict[str, type[Player[Any]]]) -> type[S
     return type(
         f"SearchPlayer_{game_id}",
         (SearchPlayer,),
-        {"game_id": game_id, "heuristic": heuristic, "description": description, "__module__": __name__},
+        {
+            "game_id": game_id,
+            "game_class": game,
+            "heuristic": heuristic,
+            "description": description,
+            "__module__": __name__,
+        },
     )

@@ -43,7 +43,7 @@ class NoSandbox(Sandbox):
         sdk_parent = Path(tempfile.mkdtemp(prefix="parlour-sdk-"))
         (sdk_parent / "parlour_sdk").symlink_to(SDK_DIR, target_is_directory=True)
         (sdk_parent / "engines").mkdir()
-        (sdk_parent / "engines" / "games").symlink_to(ENGINES_DIR, target_is_directory=True)
+        (sdk_parent / "engines" / ENGINES_DIR.name).symlink_to(ENGINES_DIR, target_is_directory=True)
         env = bot_environment(str(sdk_parent), os.environ.get("HOME", "/tmp"))
         env["PATH"] = os.environ.get("PATH", env["PATH"])
         try:
