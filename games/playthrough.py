@@ -26,7 +26,8 @@ def render(game_id: str, seed: int = GOLDEN_SEED, players: int | None = None) ->
     """Play ``game_id`` with its strongest built-in players (the last listed) and write out every decision."""
     game = get_game(game_id)
     count = players or game.min_players
-    names = list(builtin_players(game_id))
+    # The search player is left out: it plays by the clock, and a golden playthrough must not depend on one.
+    names = [name for name in builtin_players(game_id) if name != "search"]
     bots = [make_player(game_id, names[-1] if seat % 2 == 0 else "random", seed + seat) for seat in range(count)]
     state = game.new_state(count, seed)
     for start_seat, bot in enumerate(bots):

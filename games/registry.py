@@ -67,9 +67,12 @@ def get_game(game_id: str) -> Game:
 @cache
 def builtin_players(game_id: str) -> Mapping[str, type[Player[Any]]]:
     get_game(game_id)
-    players: Mapping[str, type[Player[Any]]] = importlib.import_module(f"{_ENGINES[game_id]}.players").PLAYERS
-    assert "random" in players, f"{game_id} has no built-in 'random' player"
-    return players
+    own: Mapping[str, type[Player[Any]]] = importlib.import_module(f"{_ENGINES[game_id]}.players").PLAYERS
+    assert "random" in own, f"{game_id} has no built-in 'random' player"
+    # Every game's built-in players end with ``search``, the ISMCTS "boss" on its own forward model (docs/search.md).
+    from games.search_player import SEARCH, search_player
+
+    return {**own, SEARCH: search_player(get_game(game_id), dict(own))}
 
 
 def make_player(game_id: str, name: str, seed: int = 0) -> Player[Any]:

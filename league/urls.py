@@ -26,6 +26,7 @@ urlpatterns = [
     path("matches/<int:pk>/live/", live_views.match_live_page, name="match-live"),
     path("matches/<int:pk>/live/events/", live_views.match_live_events, name="match-live-events"),
     path("first-bot/", authors_views.first_bot, name="first-bot"),
+    path("first-bot/search/", authors_views.search_guide, name="search-guide"),
     path("games/<str:game>/reference/", authors_views.game_reference, name="game-reference"),
     path("games/<str:game>/starter.zip", authors_views.starter_zip, name="starter-kit"),
     path("sdk/<str:filename>", authors_views.kit_wheel, name="kit-wheel"),

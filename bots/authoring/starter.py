@@ -3,7 +3,8 @@
 ``build_kit(game_id)`` is the starter kit, a zip with one top-level folder (uploadable as it is):
 
 - ``main.py``: the game's example bot (``games/<game>/example/main.py``), plain protocol, standard library only;
-- ``main_sdk.py`` and ``parlour_sdk.py``: the same strategy on the SDK, and the SDK itself, importable next to it;
+- ``main_sdk.py`` and ``parlour_sdk/``: the same strategy on the SDK, and the SDK itself, importable next to it;
+- ``main_search.py``: a search bot to make one's own (information-set MCTS on the game's engine, docs/search.md);
 - ``README.md``: the rules in brief, the observation fields with a real example, the actions, every protocol
   message, how to run it locally and how to upload it;
 - ``smoke_test.py`` and ``sample_messages.jsonl``: replays the messages of a real game to ``main.py`` and checks
@@ -31,7 +32,9 @@ from bots.authoring.stubs import stub
 from games.registry import example_dir
 from games.schema import schemas
 
-SDK_SOURCE = Path(__file__).resolve().parents[1] / "sdk" / "__init__.py"
+SDK_DIR = Path(__file__).resolve().parents[1] / "sdk"
+SDK_MODULES = ("__init__.py", "engine.py", "search.py")  # the SDK as the kit ships it: parlour_sdk/<module>
+SEARCH_TEMPLATE = Path(__file__).resolve().parent / "search_template.py"
 
 __all__ = ["ActionShape", "Field", "Reference", "build_kit", "kit_filename", "pretty", "readme", "reference", "shorten"]
 
@@ -54,7 +57,7 @@ def _folder(game_id: str) -> str:
 def _main_sdk(game_id: str) -> str:
     return f'''"""The example bot of main.py on the SDK: parlour_sdk runs the protocol loop, you write ``act``.
 
-parlour_sdk.py sits next to this file so it runs anywhere; on the league the SDK is also provided for you. To play
+parlour_sdk/ sits next to this file so it runs anywhere; on the league the SDK is also provided for you. To play
 this file instead of main.py, upload the folder with a bot.toml that says:  command = ["python3", "main_sdk.py"]
 """
 
@@ -187,7 +190,9 @@ def readme(game_id: str, site_url: str = "", runtime_url: str = "") -> str:
         "| `main.py` | a complete bot in plain Python (standard library only): the protocol loop and a `choose(obs, "
         "legal)` strategy. Start here. |",
         "| `main_sdk.py` | the same strategy written with the SDK, which runs the protocol loop for you |",
-        "| `parlour_sdk.py` | the SDK (`from parlour_sdk import run, log`), importable next to your bot |",
+        "| `parlour_sdk/` | the SDK (`from parlour_sdk import run, log`), importable next to your bot |",
+        "| `main_search.py` | a search bot to make your own: information-set MCTS on the game's engine (the engines "
+        "come with the league and with the author kit below; `ctx.seen`, `ctx.sample(rng)`, `parlour_sdk.search`) |",
         "| `smoke_test.py`, `sample_messages.jsonl` | replays a real game's messages to your bot and checks each "
         "answer is legal: `python3 smoke_test.py` |",
         f"| `{_types_module(game_id)}.pyi` | the observation and action types, for a type checker: "
@@ -389,7 +394,8 @@ def build_kit(game_id: str, site_url: str = "", runtime_url: str = "") -> bytes:
     files = {
         "main.py": example.read_text(encoding="utf-8"),
         "main_sdk.py": _main_sdk(game_id),
-        "parlour_sdk.py": SDK_SOURCE.read_text(encoding="utf-8"),
+        **{f"parlour_sdk/{name}": (SDK_DIR / name).read_text(encoding="utf-8") for name in SDK_MODULES},
+        "main_search.py": SEARCH_TEMPLATE.read_text(encoding="utf-8"),
         "README.md": readme(game_id, site_url, runtime_url),
         "smoke_test.py": SMOKE_TEST,
         "sample_messages.jsonl": "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in samples),

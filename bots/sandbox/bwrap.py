@@ -26,10 +26,19 @@ from pathlib import Path
 from bots.limits import Limits
 from bots.sandbox.base import Sandbox
 from bots.sandbox.cgroups import Cgroups, cgroup_bases
-from bots.sandbox.command import SDK_DIR, SYSTEM_PYTHON, BotCommand, bot_environment, resolve_command
+from bots.sandbox.command import ENGINES_DIR, SDK_DIR, SYSTEM_PYTHON, BotCommand, bot_environment, resolve_command
 from bots.sandbox.config import BwrapConfig
 from bots.sandbox.errors import SandboxError
-from bots.sandbox.mounts import ETC_FILES, Mounts, compiled_sdk, copy_tree, shareable_tree
+from bots.sandbox.mounts import (
+    ETC_FILES,
+    Mounts,
+    compiled_engines,
+    compiled_sdk,
+    copy_files,
+    copy_tree,
+    engine_files,
+    shareable_tree,
+)
 from bots.sandbox.process import BotProcess
 from bots.sandbox.slots import Slot
 from bots.seccomp import build_filter
@@ -49,6 +58,7 @@ class BwrapSandbox(Sandbox):
         self._filter: bytes | None = None
         self._checked = False
         self._sdk: Path | None = None  # the SDK with its bytecode, made by check()
+        self._engines: Path | None = None  # the engines with their bytecode, made by check()
 
     # -- availability --
     def check(self) -> None:
@@ -83,6 +93,7 @@ class BwrapSandbox(Sandbox):
             Slot.prepare(self.config)
             Slot.sweep_all(self.config)
         self._sdk = compiled_sdk(self.config)
+        self._engines = compiled_engines(self.config)
 
     # -- start a bot --
     def start(self, code_dir: Path, limits: Limits) -> BotProcess:
@@ -93,9 +104,11 @@ class BwrapSandbox(Sandbox):
         try:
             slot = Slot.acquire(self.config)
             cleanup.append(slot.release)
-            mounts = Mounts(code=code_dir, sdk=self._sdk or SDK_DIR, etc=slot.etc_dir())
+            mounts = Mounts(
+                code=code_dir, sdk=self._sdk or SDK_DIR, etc=slot.etc_dir(), engines=self._engines or ENGINES_DIR
+            )
             share_code, share_sdk = shareable_tree(code_dir), self._sdk is not None or shareable_tree(SDK_DIR)
-            if not (share_code and share_sdk):
+            if not (share_code and share_sdk and self._engines is not None):
                 # Something the slot uid could not read (or should not see as it is): give it a private copy.
                 work = slot.make_work_dir()
                 cleanup.append(lambda: shutil.rmtree(work, ignore_errors=True))
@@ -105,6 +118,11 @@ class BwrapSandbox(Sandbox):
                 if not share_sdk:
                     mounts.sdk = work / "parlour_sdk"
                     copy_tree(SDK_DIR, mounts.sdk)
+                if (
+                    self._engines is None
+                ):  # no compiled copy: the engines' files, copied (bytecode compiled by each bot)
+                    mounts.engines = work / "engines"
+                    copy_files(engine_files(), mounts.engines)
             cgroups = None
             try:
                 cgroups = Cgroups.create(slot, limits)
@@ -208,6 +226,7 @@ class BwrapSandbox(Sandbox):
             "--size", str(limits.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp",
             "--ro-bind", str(mounts.code), "/bot",
             "--ro-bind", str(mounts.sdk), "/parlour/parlour_sdk",
+            "--ro-bind", str(mounts.engines), "/parlour/engines/games",
             "--remount-ro", "/",
             "--chdir", "/bot",
             "--seccomp", str(seccomp_fd),

@@ -8,11 +8,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import games
 from bots.sandbox.errors import BotSetupError
 
-__all__ = ["NODE", "SDK_DIR", "SYSTEM_PYTHON", "BotCommand", "bot_environment", "resolve_command"]
+__all__ = ["ENGINES_DIR", "NODE", "SDK_DIR", "SYSTEM_PYTHON", "BotCommand", "bot_environment", "resolve_command"]
 
 SDK_DIR = Path(__file__).resolve().parents[1] / "sdk"
+# The games package: bots get it read-only beside the SDK, as ``engines/games`` (parlour_sdk.engine finds it there).
+ENGINES_DIR = Path(games.__file__).resolve().parent
 SYSTEM_PYTHON = "/usr/bin/python3"
 NODE = "/usr/bin/node"
 

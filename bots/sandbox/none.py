@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bots.limits import Limits
 from bots.sandbox.base import Sandbox
-from bots.sandbox.command import SDK_DIR, bot_environment, resolve_command
+from bots.sandbox.command import ENGINES_DIR, SDK_DIR, bot_environment, resolve_command
 from bots.sandbox.errors import BotSetupError
 from bots.sandbox.process import BotProcess
 
@@ -38,9 +38,12 @@ class NoSandbox(Sandbox):
             NoSandbox._warned = True
         code_dir = Path(code_dir).resolve()
         command = resolve_command(code_dir, python=sys.executable, root=str(code_dir))
-        # parlour_sdk must be importable by that name: a temporary directory with a link to bots/sdk.
+        # parlour_sdk must be importable by that name: a temporary directory with a link to bots/sdk, and beside it
+        # the engines where parlour_sdk.engine looks for them, as in the sandbox.
         sdk_parent = Path(tempfile.mkdtemp(prefix="parlour-sdk-"))
         (sdk_parent / "parlour_sdk").symlink_to(SDK_DIR, target_is_directory=True)
+        (sdk_parent / "engines").mkdir()
+        (sdk_parent / "engines" / ENGINES_DIR.name).symlink_to(ENGINES_DIR, target_is_directory=True)
         env = bot_environment(str(sdk_parent), os.environ.get("HOME", "/tmp"))
         env["PATH"] = os.environ.get("PATH", env["PATH"])
         try:

@@ -13,7 +13,11 @@ calls ``act`` for every ``act`` message and sends its answer back, and after ``e
 runner may send a new ``start`` (a series of games on the same process), which gets a fresh ``Context``. It returns
 when stdin closes. ``act`` may take a
 third argument, a ``Context`` (seat, players, options, the start message, time left), and may return
-``(action, note)`` to attach a short note that is shown in the replay. Use ``log(...)`` (stderr) for debugging:
+``(action, note)`` to attach a short note that is shown in the replay. ``ctx.seen`` is everything the seat has been
+told (the start message's game fields and every observation, kept by ``run``) and ``ctx.sample(rng)`` draws a full
+state of the game from it: the engines as a forward model, in ``parlour_sdk.engine``, and a ready search in
+``parlour_sdk.search`` (docs/search.md; both import the engines only when used). Use ``log(...)`` (stderr) for
+debugging:
 stdout belongs to the protocol. Inside the sandbox this package is importable as ``parlour_sdk`` (it is mounted
 read-only at /parlour/parlour_sdk); ``python -m bots play`` arranges the same when you run bots locally.
 
@@ -29,11 +33,24 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing at run time would slow every bot's start-up
     from collections.abc import Callable
+    from random import Random
     from typing import Any, TextIO
+
+    from games.base import State
+    from games.seen import Seen
 
     Action = dict[str, Any]
 
 __all__ = ["Context", "ProtocolError", "log", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    """``parlour_sdk.engine`` and ``parlour_sdk.search`` on first use, so ``import parlour_sdk`` stays cheap."""
+    if name in ("engine", "search"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProtocolError(RuntimeError):
@@ -45,7 +62,18 @@ class Context:
 
     (A plain class rather than a dataclass: ``dataclasses`` imports ``inspect``, which costs every bot start-up.)"""
 
-    _FIELDS = ("game", "seat", "players", "options", "time", "start", "time_left_ms", "moves", "outcome")
+    _FIELDS = (
+        "game",
+        "seat",
+        "players",
+        "options",
+        "time",
+        "start",
+        "time_left_ms",
+        "moves",
+        "outcome",
+        "observations",
+    )
 
     def __init__(
         self,
@@ -58,6 +86,7 @@ class Context:
         time_left_ms: int = 0,
         moves: int = 0,
         outcome: dict[str, Any] | None = None,
+        observations: list[dict[str, Any]] | None = None,
     ) -> None:
         self.game = game
         self.seat = seat
@@ -68,6 +97,27 @@ class Context:
         self.time_left_ms = time_left_ms  # the most the current move may take
         self.moves = moves  # actions sent so far
         self.outcome = outcome  # set when the match ends
+        self.observations: list[dict[str, Any]] = [] if observations is None else observations  # oldest first
+        self._seen: Seen | None = None
+
+    @property
+    def seen(self) -> Seen:
+        """What this seat has been told in this game (``games.seen.Seen``): the start message's game fields and every
+        observation so far, the current one last. It stays current as the game goes on; a sampler reads nothing
+        else. The first use imports the engines' base."""
+        if self._seen is None:
+            from .engine import Seen
+
+            start = {key: value for key, value in self.start.items() if key not in _PROTOCOL_KEYS}
+            # The same list object: run() appends to it, so the record never lags behind.
+            self._seen = Seen(self.game, self.seat, self.players, self.options, start, self.observations)
+        return self._seen
+
+    def sample(self, rng: Random) -> State:
+        """A full state of this game drawn from ``seen`` with ``rng``: the forward model of a search."""
+        from .engine import sample
+
+        return sample(self.seen, rng)
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS)
@@ -79,6 +129,10 @@ class Context:
         return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
+
+
+# The start message's own fields; the others are the game's (``Game.start_info``, e.g. Barbarossa's lexicon).
+_PROTOCOL_KEYS = frozenset({"type", "protocol", "game", "seat", "players", "options", "time"})
 
 
 def log(*args: Any) -> None:
@@ -130,6 +184,7 @@ def run(
             _send(out, {"type": "ready"})
         elif kind == "act":
             ctx.time_left_ms = message.get("time_left_ms", 0)
+            ctx.observations.append(message["obs"])
             args = (message["obs"], message["legal"], ctx) if wants_ctx else (message["obs"], message["legal"])
             result = act(*args)
             note = None
@@ -142,6 +197,8 @@ def run(
             ctx.moves += 1
         elif kind == "end":
             ctx.outcome = message.get("outcome")
+            if "obs" in message:
+                ctx.observations.append(message["obs"])
             if on_end is not None:
                 on_end(ctx, message.get("obs", {}))
         else:

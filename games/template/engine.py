@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from games.base import Action, Game, InvalidOptions, Outcome, State, is_int
+from games.seen import Seen
 from games.spec import GameSpec
 from games.template import declaration
 from games.template.declaration import Observation, Played, Trick
@@ -122,6 +123,35 @@ class TemplateState(State):
                         hand.sort()
                     return other
         return None
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> TemplateState:
+        """The cards this seat has not seen (the whole deck less its hand and every card played), dealt uniformly to
+        the other hands and the stock in their known sizes. Nothing played narrows what a hand holds (any card may
+        be played at any time), so every such deal is equally likely: a uniform shuffle draws them uniformly."""
+        obs = seen.current
+        seat = seen.seat
+        played = [p["card"] for trick in obs["past"] for p in trick["cards"]] + [p["card"] for p in obs["trick"]]
+        unseen = Counter(FULL_DECK)
+        unseen.subtract(Counter(obs["hand"]) + Counter(played))
+        pool = sorted(unseen.elements())
+        rng.shuffle(pool)
+        state = cls.__new__(cls)
+        state.game, state.players, state.seed, state.options = game, seen.players, 0, dict(seen.options)
+        state.rng = random.Random(rng.getrandbits(64))  # fresh: the real seed (and so the future) is hidden
+        state.history = []
+        state.hands = []
+        for other, size in enumerate(obs["hand_sizes"]):
+            state.hands.append(list(obs["hand"]) if other == seat else sorted(pool.pop() for _ in range(size)))
+        state.stock = pool[: obs["stock"]]
+        state.leader, state.current = obs["leader"], obs["to_move"]
+        state.trick = [{"seat": p["seat"], "card": p["card"]} for p in obs["trick"]]
+        state.tricks = list(obs["tricks"])
+        state.past = [
+            {"cards": [{"seat": p["seat"], "card": p["card"]} for p in t["cards"]], "winner": t["winner"]}
+            for t in obs["past"]
+        ]
+        return state
 
     def _card_at(self, slot: tuple[str, int, int]) -> int:
         where, seat, index = slot

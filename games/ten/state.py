@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
-from games.base import Action, IllegalAction, is_int
+from games.base import Action, Game, IllegalAction, is_int
 from games.blanks import Blank, Blanks, choice
+from games.seen import Seen
 from games.ten.cards import FIASCO_WORTH, LIMIT, NUMBER, WILD, face_name
 from games.ten.paying import payment_is_minimal, payment_options
+from games.ten.sampler import sample_state
 from games.ten.table import TenTable
 
 PHASES = ("flip", "auction", "pay", "buy", "final_buy", "over")
@@ -35,6 +38,10 @@ class TenState(TenTable):
 
     def is_over(self) -> bool:
         return self.phase == "over"
+
+    @classmethod
+    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> TenState:
+        return sample_state(cls, game, seen, rng)
 
     def _pay_actions(self, seat: int, price: int) -> list[dict[str, Any]]:
         return [

@@ -30,12 +30,7 @@ class TenTable(State):
 
     # ----- setup -----
     def _setup(self) -> None:
-        self.faces = tuple(build_catalogue(self.players, self.options))
-        self.card_json = card_table(self.faces)
-        self.currency_pips = sorted({pips for kind, _, _, pips in self.faces if kind == CURRENCY and pips is not None})
-        self._scores: list[int | None] = [None] * self.players  # per seat, dropped when a collection changes
-        self._counts: tuple[int, dict[str, Any]] | None = None  # deck contents, kept while the deck keeps its size
-        self.cap: int = self.options["coin_cap"]
+        self._set_catalogue()
         if self.options.get("deck") is not None:
             self.deck = [card["id"] for card in reversed(self.options["deck"])]
         else:
@@ -56,6 +51,15 @@ class TenTable(State):
         self.final_order: list[int] = []
         # The bank is unlimited; these counters let tests prove that tokens only move by the rules.
         self.ledger = {"black_out": 0, "black_in": 0, "fiasco_out": 0, "fiasco_in": 0}
+
+    def _set_catalogue(self) -> None:
+        """The deck's faces and what is derived from them and the options (no randomness: a sampler calls it too)."""
+        self.faces = tuple(build_catalogue(self.players, self.options))
+        self.card_json = card_table(self.faces)
+        self.currency_pips = sorted({pips for kind, _, _, pips in self.faces if kind == CURRENCY and pips is not None})
+        self._scores: list[int | None] = [None] * self.players  # per seat, dropped when a collection changes
+        self._counts: tuple[int, dict[str, Any]] | None = None  # deck contents, kept while the deck keeps its size
+        self.cap: int = self.options["coin_cap"]
 
     # ----- small helpers -----
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:

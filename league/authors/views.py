@@ -43,6 +43,9 @@ logger = logging.getLogger(__name__)
 
 # The site's own guide, in the package: nothing at run time reads docs/.
 FIRST_BOT_DOC = Path(__file__).resolve().parent / "guides" / "first-bot.md"
+# The guide's page on search bots: docs/search.md (a link here, so the general part and each game's section have one
+# copy; the package build copies its text).
+SEARCH_DOC = Path(__file__).resolve().parent / "guides" / "search.md"
 GAMES_MARKER = "<!-- games -->"
 READER_PASSAGE = re.compile(r"<!-- signed-out -->\n?(.*?)<!-- signed-in -->\n?(.*?)<!-- end -->\n?", re.S)
 KIT_GAME_COOKIE_SECONDS = 30 * 24 * 3600
@@ -72,6 +75,18 @@ def first_bot(request: HttpRequest) -> HttpResponse:
     }
     response = render(request, "league/authors/first_bot.html", context)
     return cache_headers.private_if_signed_in(response, request.user)  # step 3 reads differently when signed in
+
+
+@require_safe
+def search_guide(request: HttpRequest) -> HttpResponse:
+    """The guide's page on writing a search bot: the forward model, Seen, the samplers, ISMCTS, the template."""
+    context = {"title": "Write a search bot", "body": render_markdown(_search_text())}
+    return render(request, "league/authors/guide.html", context)
+
+
+@cache
+def _search_text() -> str:
+    return SEARCH_DOC.read_text(encoding="utf-8")
 
 
 def for_reader(text: str, *, signed_in: bool) -> str:

@@ -19,7 +19,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 # Repository documents that the site shows as a page of its own (by file name, wherever the link points).
-SITE_PAGES = {"first-bot.md": "/first-bot/"}
+SITE_PAGES = {"first-bot.md": "/first-bot/", "search.md": "/first-bot/search/"}
 # Links the site can follow: its own absolute paths, anchors on the page, and the web.
 _SITE_LINK = re.compile(r"^(/(?!/)|#|https?://)")
 

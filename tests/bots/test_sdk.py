@@ -38,7 +38,8 @@ def test_run_answers_start_and_act_and_returns_after_end() -> None:
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert replies == [{"type": "ready"}, {"type": "action", "action": {"take": 2}, "note": "1/2 900"}]
     assert seen == [({"ranks": [2, 1]}, {"n": 0})]
-    assert ctx == Context("g", 1, 2, {"x": 1}, {"move_ms": 5}, START, 900, 1, {"ranks": [2, 1]})
+    observations = [{"n": 3}, {"n": 0}]
+    assert ctx == Context("g", 1, 2, {"x": 1}, {"move_ms": 5}, START, 900, 1, {"ranks": [2, 1]}, observations)
     assert "seat=1" in repr(ctx) and Context() == Context() and Context().options == {}
 
 
@@ -113,3 +114,74 @@ def test_sandboxed_bots_load_the_sdk_from_its_precompiled_bytecode(pile: str, tm
     result = play_match(pile, [BotSeat("probe", code_dir=tmp_path), BotSeat("r", builtin="random")], 1, limits=FAST)
     assert result.seats[0].fault is None, result.seats[0].stderr
     assert "code object from '/parlour/parlour_sdk/__pycache__/__init__.cpython-" in result.seats[0].stderr
+
+
+def test_the_context_keeps_what_the_seat_was_told_as_a_seen() -> None:
+    """``ctx.seen``: the start message's game fields (not the protocol's) and every observation, as sent."""
+    start = {**START, "game": "love_letter", "protocol": 1, "lexicon": ["a"]}
+    acts = [{**ACT, "obs": {"n": n}} for n in (3, 2)]
+    records: list[list[dict]] = []
+
+    def act(obs: dict, legal: list[dict], ctx: Context) -> dict:
+        records.append(list(ctx.seen.observations))
+        assert ctx.seen.current == obs
+        return legal[0]
+
+    ctx = run(act, stdin=_messages(start, *acts, END), stdout=io.StringIO())
+    assert records == [[{"n": 3}], [{"n": 3}, {"n": 2}]]
+    seen = ctx.seen
+    assert (seen.game, seen.seat, seen.players, seen.options) == ("love_letter", 1, 2, {"x": 1})
+    assert seen.start == {"lexicon": ["a"]} and seen.observations == [{"n": 3}, {"n": 2}, {"n": 0}]
+
+
+# A bot that uses the engines in the sandbox: it times `import parlour_sdk` and loading its game, checks at every
+# decision that ctx.seen holds every observation so far, draws a sample where the game has a sampler, and notes it.
+_ENGINE_PROBE = """import time
+began = time.perf_counter()
+import parlour_sdk
+imported = time.perf_counter()
+from parlour_sdk import engine, log, run
+from parlour_sdk.search import concrete_actions, step
+import random
+timed = []
+
+def on_start(ctx):
+    before = time.perf_counter()
+    engine.load(ctx.game)
+    timed.append(time.perf_counter() - before)
+    log(f"import_ms={(imported - began) * 1000:.1f} load_ms={timed[0] * 1000:.1f} from {engine.__file__}")
+
+def act(obs, legal, ctx):
+    assert ctx.seen.current is obs and len(ctx.seen.observations) == ctx.moves + 1
+    game = engine.load(ctx.game)
+    state = game.new_state(ctx.players, 1)
+    step(state, concrete_actions(state, state.legal_actions(), random.Random(1))[0])
+    if not engine.has_sampler(ctx.game):
+        return legal[0], "engine ok, no sampler"
+    sample = ctx.sample(random.Random(ctx.moves))
+    same = sample.observation(ctx.seat) == obs and sample.legal_actions() == legal
+    return legal[0], "engine ok, sample " + ("ok" if same else "differs")
+
+run(act, on_start=on_start)
+"""
+
+
+@requires_bwrap
+@pytest.mark.parametrize("game_id", ["love_letter", "high_society"])
+def test_a_sandboxed_bot_loads_its_engine_keeps_its_seen_and_samples(game_id: str, tmp_path: Path) -> None:
+    from games.registry import get_game
+    from games.search_player import has_sampler
+
+    get_sandbox("bwrap").check()
+    (tmp_path / "main.py").write_text(_ENGINE_PROBE)
+    tmp_path.chmod(0o755)
+    (tmp_path / "main.py").chmod(0o644)
+    players = get_game(game_id).min_players
+    seats = [BotSeat("probe", code_dir=tmp_path)] + [BotSeat("r", builtin="random")] * (players - 1)
+    result = play_match(game_id, seats, 2, limits=FAST)
+    probe = result.seats[0]
+    assert probe.fault is None, probe.stderr
+    assert "from /parlour/parlour_sdk/engine.py" in probe.stderr and "load_ms=" in probe.stderr
+    expected = "engine ok, sample ok" if has_sampler(get_game(game_id).state_class) else "engine ok, no sampler"
+    notes = [m["note"] for m in result.replay["moves"] if m["seat"] == 0]
+    assert notes and set(notes) == {expected}

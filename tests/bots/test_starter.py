@@ -20,8 +20,9 @@ from games.registry import GAMES, example_dir, get_game
 from games.schema import schemas
 from tests.bots.conftest import requires_bwrap
 
-SDK = Path(starter.__file__).parents[1] / "sdk" / "__init__.py"
-FILES = {"main.py", "main_sdk.py", "parlour_sdk.py", "README.md", "smoke_test.py", "sample_messages.jsonl"}
+SDK = Path(starter.__file__).parents[1] / "sdk"
+SDK_FILES = {"parlour_sdk/__init__.py", "parlour_sdk/engine.py", "parlour_sdk/search.py"}
+FILES = {"main.py", "main_sdk.py", "main_search.py", "README.md", "smoke_test.py", "sample_messages.jsonl", *SDK_FILES}
 
 
 def _extract(game_id: str, dest: Path) -> Path:
@@ -41,7 +42,9 @@ def test_the_kit_holds_the_example_bot_the_sdk_and_a_readme_from_the_engine(game
     assert {n.split("/")[0] for n in names} == {f"{game_id}-bot"}
     read = lambda name: archive.read(f"{game_id}-bot/{name}").decode()  # noqa: E731
     assert read("main.py") == (example_dir(game_id) / "main.py").read_text()
-    assert read("parlour_sdk.py") == SDK.read_text()
+    for name in SDK_FILES:
+        assert read(name) == (SDK / name.split("/")[1]).read_text()
+    assert read("main_search.py") == starter.SEARCH_TEMPLATE.read_text()
     assert read(f"{game_id}_types.pyi") == stub(game_id)
     assert json.loads(read("schema.json"))["observation"] == schemas(game_id).observation
     readme = read("README.md")
@@ -120,3 +123,32 @@ def test_the_reference_pretty_printer_keeps_short_values_on_one_line() -> None:
     assert long.startswith("{\n") and json.loads(long) == {"key": list(range(60))}
     cut = starter.shorten({"words": {str(i): {"f": i} for i in range(50)}, "list": list(range(20))})
     assert cut["list"][-1] == "… 12 more" and cut["words"]["…"] == "10 more keys"
+
+
+def _search_kit(game_id: str, tmp_path: Path) -> Path:
+    folder = _extract(game_id, tmp_path)
+    (folder / "bot.toml").write_text('command = ["python3", "main_search.py"]\n')
+    (folder / "bot.toml").chmod(0o644)
+    return folder
+
+
+@requires_bwrap
+def test_the_kits_search_template_searches_in_the_sandbox(tmp_path: Path) -> None:
+    """The kit's own copy of the SDK finds the league's engines in the sandbox, samples and searches."""
+    seats = [
+        BotSeat(label="kit", code_dir=_search_kit("love_letter", tmp_path)),
+        BotSeat(label="h", builtin="heuristic"),
+    ]
+    result = play_match("love_letter", seats, seed=5)
+    assert result.seats[0].fault is None, result.seats[0].stderr
+    notes = [m["note"] for m in result.replay["moves"] if m["seat"] == 0]
+    assert notes and all(note.endswith(" iterations") for note in notes)
+    assert sum(int(note.split()[0]) for note in notes) > len(notes)  # it searched, not just answered
+
+
+def test_the_kits_search_template_plays_a_templated_game_locally(tmp_path: Path) -> None:
+    """TEN lists payment templates: the search fills them into legal actions (local play, no sandbox)."""
+    seats = [BotSeat(label="kit", code_dir=_search_kit("ten", tmp_path)), BotSeat(label="r", builtin="random")]
+    result = play_match("ten", seats, seed=2, sandbox="none")
+    assert result.seats[0].fault is None, result.seats[0].stderr
+    assert result.seats[0].moves > 0

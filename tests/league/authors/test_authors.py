@@ -69,7 +69,10 @@ def test_the_starter_kit_is_served_as_a_zip_that_points_back_at_the_site(client:
     assert {name.split("/", 1)[1] for name in archive.namelist()} == {
         "main.py",
         "main_sdk.py",
-        "parlour_sdk.py",
+        "main_search.py",
+        "parlour_sdk/__init__.py",
+        "parlour_sdk/engine.py",
+        "parlour_sdk/search.py",
         "README.md",
         "smoke_test.py",
         "sample_messages.jsonl",
@@ -202,3 +205,12 @@ def test_the_kit_readme_and_the_reference_show_every_declared_field_with_its_mea
 def test_the_api_game_list_and_the_references_cover_the_same_games(client: Client, db) -> None:
     games = [game["id"] for game in json.loads(client.get("/api/games/").content)["results"]]
     assert games == list(GAMES)
+
+
+def test_the_search_guide_is_a_page_of_the_guide(client: Client, db) -> None:
+    """docs/search.md on the site, linked from the first-bot page: the general part and every game's section."""
+    assert 'href="/first-bot/search/"' in client.get("/first-bot/").content.decode()
+    response = client.get("/first-bot/search/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Information-set MCTS" in html and "main_search.py" in html and "docs/search.md" not in html

@@ -4,3 +4,5 @@ from bots.sdk import Context as Context
 from bots.sdk import ProtocolError as ProtocolError
 from bots.sdk import log as log
 from bots.sdk import run as run
+from bots.sdk import engine as engine
+from bots.sdk import search as search

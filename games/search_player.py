@@ -1,0 +1,172 @@
+"""The built-in player ``search`` of every game: ISMCTS (games/search.py) for a fixed time per move, on the seat's own
+record of what it was told (``Seen``), never on the real state.
+
+It keeps its ``Seen`` from the observations it is handed in ``act`` (and the game's public start fields), exactly as
+the SDK keeps one for a bot. A game without a sampler yet cannot be searched: the player then plays its game's
+heuristic player's moves and says so in its description (``fallback`` is true).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from games.base import Action, Game, Outcome, Player, State
+from games.search import (
+    DEFAULT_TIME_MS,
+    MAX_PLAYOUT_DECISIONS,
+    Evaluate,
+    OutOfTime,
+    Playout,
+    Policy,
+    has_null,
+    ismcts,
+    rank_rewards,
+    rewards_of,
+)
+from games.search import random_playout as to_the_end
+from games.seen import Seen
+
+SEARCH = "search"
+
+# How a game's simulated games end and are scored, made for one decision from the seat's record and a model of the
+# other seats: (playout, evaluate).
+Horizon = Callable[[Seen, Policy], tuple[Playout, Evaluate]]
+
+
+def whole_game(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
+    """Random playouts to the end of the game, scored by rank."""
+    return to_the_end, rank_rewards
+
+
+def round_of_tokens(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
+    """For a match of rounds that award tokens (``round`` and ``tokens`` in the observation: Love Letter, Ranczo):
+    playouts to the end of the current round, the other seats played by ``opponents`` and this seat at random,
+    scored by the rank of the tokens each seat gained since the decision (by the outcome if the match ended). A
+    round is what a move changes; the rest of the match is noise that a 100 ms budget cannot average away
+    (docs/decisions.md, "Search bots")."""
+    before = list(seen.current["tokens"])
+    start_round = seen.current["round"]
+
+    def playout(state: State, rng: random.Random, deadline: float) -> None:
+        for _ in range(MAX_PLAYOUT_DECISIONS):
+            if state.is_over() or state.public_view()["round"] != start_round:
+                return
+            if time.perf_counter() > deadline:
+                raise OutOfTime
+            mover, legal = state.to_move(), state.legal_actions()
+            state.advance(rng.choice(legal) if mover == seen.seat or mover is None else opponents(state, mover, legal))
+
+    def evaluate(state: State) -> list[float]:
+        if state.is_over():
+            return rank_rewards(state)
+        tokens = state.public_view()["tokens"]
+        gains = [now - then for now, then in zip(tokens, before, strict=True)]
+        return rewards_of(Outcome.from_scores(gains))
+
+    return playout, evaluate
+
+
+def horizon_of(observation: dict[str, Any]) -> Horizon:
+    """Rounds that award tokens end a simulated game early; any other game is played to its end."""
+    rounds = isinstance(observation.get("round"), int) and isinstance(observation.get("tokens"), list)
+    return round_of_tokens if rounds else whole_game
+
+
+def has_sampler(state_class: type[State]) -> bool:
+    """Whether the game implements ``State._sample`` (the base class only raises)."""
+    return state_class._sample.__func__ is not State._sample.__func__  # type: ignore[attr-defined]
+
+
+class SearchPlayer(Player[Any]):
+    """ISMCTS with random playouts, ``time_ms`` per decision; the game's heuristic player's move is among the
+    candidates, and it stands in when the game has no sampler or no simulated game fits in the time."""
+
+    name = SEARCH
+    game_id: ClassVar[str] = ""
+    game_class: ClassVar[Game]  # the engine (set by ``search_player``: this module does not import the registry)
+    heuristic: ClassVar[type[Player[Any]]]
+    time_ms: float = DEFAULT_TIME_MS  # per decision; a benchmark or test may set it on one player
+    # A fixed number of iterations instead (with time_ms as a limit still): reproducible play for tests.
+    max_iterations: int | None = None
+    seed_visits: int = 0  # the heuristic's move's head start (virtual visits; games/search.py, ismcts)
+    model_opponents: bool = True  # the other seats play the heuristic in the tree (else UCB: SO-ISMCTS as such)
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.game = self.game_class
+        self.fallback = self.heuristic(self.rng.getrandbits(32))
+        self.seen = Seen(game=self.game_id, seat=0, players=0)
+        self.searchable = has_sampler(self.game.state_class)
+        self.iterations: list[int] = []  # per searched decision, for the benchmarks and tests
+        self.models: dict[int, Player[Any]] = {}  # the other seats' model: the heuristic, one per seat
+
+    def start(self, seat: int, players: int, options: dict[str, Any]) -> None:
+        super().start(seat, players, options)
+        self.fallback.start(seat, players, options)
+        start = self.game.start_info(players, options)
+        self.seen = Seen(game=self.game_id, seat=seat, players=players, options=dict(options), start=start)
+        self.iterations = []
+        self.models = {}
+        for other in range(players):
+            if other != seat:
+                self.models[other] = self.heuristic(self.rng.getrandbits(32))
+                self.models[other].start(other, players, options)
+
+    def act(self, obs: Any, legal: list[Action]) -> Action:
+        began = time.perf_counter()
+        self.seen.record(obs)
+        if not self.searchable:
+            return self.fallback.act(obs, legal)
+        if len(legal) == 1 and not has_null(legal[0]):
+            return legal[0]
+        # The heuristic's move is a candidate (the only good fill of a template the search may see) and the answer
+        # when not one simulated game fits in the time.
+        seeds = [self.fallback.act(obs, legal)]
+        rng = random.Random(self.rng.getrandbits(64))
+        opponents = self._opponents if self.model_opponents else None
+        playout, evaluate = horizon_of(obs)(self.seen, self._opponents)
+        result = ismcts(
+            self.game,
+            self.seen,
+            legal,
+            rng,
+            time_ms=max(self.time_ms - (time.perf_counter() - began) * 1000, 0.0),
+            iterations=self.max_iterations,
+            playout=playout,
+            evaluate=evaluate,
+            seed_actions=seeds,
+            seed_visits=self.seed_visits,
+            opponents=opponents,
+        )
+        self.iterations.append(result.iterations)
+        return result.action
+
+    def _opponents(self, state: State, seat: int, legal: list[Action]) -> Action:
+        """What the heuristic would play in ``seat``'s place, from that seat's own view of the determinization."""
+        return self.models[seat].act(state.observation(seat), legal)
+
+
+def search_player(game: Game, players: dict[str, type[Player[Any]]]) -> type[SearchPlayer]:
+    """The ``search`` player class of ``game``, falling back on its strongest other built-in player."""
+    game_id = game.id
+    heuristic = next((cls for name, cls in players.items() if name != "random"), players["random"])
+    searchable = has_sampler(game.state_class)
+    description = (
+        f"information-set MCTS, {DEFAULT_TIME_MS:g} ms a move, random playouts"
+        if searchable
+        else f"information-set MCTS once the game has a sampler; until then it plays as {heuristic.name}"
+    )
+    return type(
+        f"SearchPlayer_{game_id}",
+        (SearchPlayer,),
+        {
+            "game_id": game_id,
+            "game_class": game,
+            "heuristic": heuristic,
+            "description": description,
+            "__module__": __name__,
+        },
+    )

@@ -1,0 +1,1 @@
+from bots.sdk.search import *
