@@ -7,6 +7,8 @@ small hooks (names starting with ``_``). Engines are pure Python: no Django, no 
 from __future__ import annotations
 
 import copy
+import importlib
+import importlib.util
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -189,8 +191,16 @@ class State:
         Reads ``seen`` and ``rng`` only. The draw is uniform over the hidden states that agree with what the seat
         was told (or follows the deal's own distribution where the two differ, with the reason written down), and
         ``observation(seen.seat)`` of the result equals ``seen.current`` exactly. The result's ``rng`` is fresh
-        (drawn from ``rng``): the real seed is hidden, and the future's randomness with it."""
-        raise NotImplementedError(f"{game.title} has no sampler yet")
+        (drawn from ``rng``): the real seed is hidden, and the future's randomness with it.
+
+        By default, ``sample(cls, game, seen, rng)`` of the game's ``sampler`` module (``games/<id>/sampler.py``),
+        found by name as the registry finds ``players``: a sampler builds on its engine, so the engine must not
+        import it (that would be a cycle)."""
+        module = _sampler_module(cls)
+        if module is None:
+            raise NotImplementedError(f"{game.title} has no sampler yet")
+        sampled: State = module.sample(cls, game, seen, rng)
+        return sampled
 
     def _advance(self, action: Action) -> None:
         """``apply`` without its checks, copies and narration, for an action taken from ``legal_actions()`` as
@@ -260,6 +270,20 @@ class State:
         for key, value in self.__dict__.items():
             setattr(new, key, copy.deepcopy(value, memo))
         return new
+
+
+def _sampler_module(state_class: type[State]) -> Any:
+    """The ``sampler`` module beside ``state_class``'s (``games/<id>/sampler.py``), or None."""
+    package = state_class.__module__.rpartition(".")[0]
+    if not package or importlib.util.find_spec(f"{package}.sampler") is None:
+        return None
+    return importlib.import_module(f"{package}.sampler")
+
+
+def has_sampler(state_class: type[State]) -> bool:
+    """Whether ``Game.sample`` can draw states of this class: a ``sampler`` module beside it, or its own hook."""
+    own_hook = any("_sample" in vars(klass) for klass in state_class.__mro__ if klass is not State)
+    return own_hook or _sampler_module(state_class) is not None
 
 
 class Game:

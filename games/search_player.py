@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from games.base import Action, Game, Outcome, Player, State
+from games.base import Action, Game, Outcome, Player, State, has_sampler
 from games.search import (
     DEFAULT_TIME_MS,
     MAX_PLAYOUT_DECISIONS,
@@ -73,11 +73,6 @@ def horizon_of(observation: dict[str, Any]) -> Horizon:
     """Rounds that award tokens end a simulated game early; any other game is played to its end."""
     rounds = isinstance(observation.get("round"), int) and isinstance(observation.get("tokens"), list)
     return round_of_tokens if rounds else whole_game
-
-
-def has_sampler(state_class: type[State]) -> bool:
-    """Whether the game implements ``State._sample`` (the base class only raises)."""
-    return state_class._sample.__func__ is not State._sample.__func__  # type: ignore[attr-defined]
 
 
 class SearchPlayer(Player[Any]):

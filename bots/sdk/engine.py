@@ -55,6 +55,6 @@ def sample(seen: Seen, rng: random.Random) -> State:
 
 def has_sampler(game_id: str) -> bool:
     """Whether ``game_id`` can draw samples yet (``sample`` raises ``NotImplementedError`` otherwise)."""
-    from games.search_player import has_sampler as implemented
+    from games.base import has_sampler as implemented
 
     return implemented(load(game_id).state_class)

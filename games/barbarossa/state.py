@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import random
 from functools import cache
 from typing import Any
 
-from games.barbarossa import sampler
 from games.barbarossa.blanks import describe as describe_blanks
 from games.barbarossa.lexicon import FEATURE_SET, LONGEST_WORD, POSITIONS, WORD_SET, answer_for, letter_at
 from games.barbarossa.table import (
@@ -26,9 +24,8 @@ from games.barbarossa.table import (
     TRACK,
     BarbarossaTable,
 )
-from games.base import Action, Game, IllegalAction, is_int
+from games.base import Action, IllegalAction, is_int
 from games.blanks import Blanks
-from games.seen import Seen
 
 PHASE_KEYS: dict[str, tuple[str, ...]] = {
     "create": ("create",),
@@ -69,11 +66,6 @@ class BarbarossaState(BarbarossaTable):
     """A game of Barbarossa: the table (``BarbarossaTable``) and the rules that move it. One state covers the whole
     game: creation in seat order, then turns (move, resolve the space, the curse window) until a hat reaches the
     end of the scoring track or the 13th arrow is placed."""
-
-    @classmethod
-    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> BarbarossaState:
-        """What ``seen.seat`` was told, the other makers' words re-drawn (games/barbarossa/sampler.py)."""
-        return sampler.sample(cls, game, seen, rng)
 
     # ----- hooks: whose move, what is legal ----------------------------------------------------------------------
     def is_over(self) -> bool:

@@ -18,7 +18,6 @@ from typing import Any, Literal, Self
 from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys
 from games.high_society import declaration
 from games.high_society.declaration import StatusCard
-from games.seen import Seen
 from games.spec import GameSpec
 
 Card = int | str
@@ -468,14 +467,6 @@ class HighSocietyState(State):
         new.options = copy_json(self.options)
         new.history = [copy_json(action) for action in self.history]
         return new
-
-    @classmethod
-    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> HighSocietyState:
-        # Imported here: the sampler builds on this module's card codes and state class.
-        from games.high_society.sampler import sample
-
-        assert isinstance(game, HighSocietyGame)
-        return sample(cls, game, seen, rng)
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> State | None:
         """Only the order of the status deck is hidden, from every seat alike: reorder it."""

@@ -13,7 +13,6 @@ from typing import Any, Self
 
 from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
 from games.love_letter import declaration
-from games.seen import Seen
 from games.spec import GameSpec
 
 GUARD, PRIEST, BARON, HANDMAID, PRINCE, KING, COUNTESS, PRINCESS = range(1, 9)
@@ -479,12 +478,6 @@ class LoveLetterState(State):
         copied["known"] = [knowledge.copy() for knowledge in self.known]
         copied["moves"] = self.moves[:]
         return new
-
-    @classmethod
-    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> LoveLetterState:
-        from games.love_letter import sampler  # the sampler replays this engine's rules: it imports this module
-
-        return sampler.sample(cls, game, seen, rng)
 
     def _outcome(self) -> Outcome:
         # RULES.md "Players and the match" 2: whoever reached the target (several only if they reached it in the same

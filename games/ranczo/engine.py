@@ -13,7 +13,6 @@ from typing import Any, Self
 from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
 from games.ranczo import declaration
 from games.ranczo.declaration import Buried, Card, Cell, Played
-from games.seen import Seen
 from games.spec import GameSpec
 
 COPIES = 7
@@ -490,12 +489,6 @@ class RanczoState(State):
         other.out = self.out[:]
         other.round_results = [result[:] for result in self.round_results]
         return other
-
-    @classmethod
-    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> RanczoState:
-        from games.ranczo.sampler import sample  # the sampler builds states of this class
-
-        return sample(game, seen, rng)
 
     def perturb_hidden(self, observer: int, rng: random.Random) -> RanczoState | None:
         # Hidden from the observer: other seats' hands and the deck order, except the cards the observer buried

@@ -194,7 +194,7 @@ def _deal(game: Game, seen: Seen) -> Deal:
     return Deal(state=state, free=free, room=room, held=held, deck=deck)
 
 
-def sample(game: Game, seen: Seen, rng: random.Random) -> RanczoState:
+def sample(cls: type[RanczoState], game: Game, seen: Seen, rng: random.Random) -> RanczoState:
     """A state drawn uniformly from those that agree with ``seen`` and its ``knowledge`` (module docstring)."""
     deal = prepare(game, seen)
     free = deal.free[:]

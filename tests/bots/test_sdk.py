@@ -169,8 +169,8 @@ run(act, on_start=on_start)
 @requires_bwrap
 @pytest.mark.parametrize("game_id", ["love_letter", "high_society"])
 def test_a_sandboxed_bot_loads_its_engine_keeps_its_seen_and_samples(game_id: str, tmp_path: Path) -> None:
+    from games.base import has_sampler
     from games.registry import get_game
-    from games.search_player import has_sampler
 
     get_sandbox("bwrap").check()
     (tmp_path / "main.py").write_text(_ENGINE_PROBE)

@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from games.base import State, canonical
+from games.base import State, canonical, has_sampler
 from games.registry import GAMES, get_game, make_player
 from games.seen import Seen
 from games.simulate import MAX_DECISIONS
@@ -23,11 +23,7 @@ PERTURBED_SHARE = 0.05  # of the samples played on to their end
 PERTURBATION_SHARE = 0.2  # of the decisions whose hidden information is perturbed (a copy and six draws each)
 
 
-def _has_sampler(game_id: str) -> bool:
-    return "_sample" in vars(get_game(game_id).state_class)
-
-
-SAMPLED = [game_id for game_id in GAMES if _has_sampler(game_id)]
+SAMPLED = [game_id for game_id in GAMES if has_sampler(get_game(game_id).state_class)]
 
 
 def _seen(game_id: str, seat: int, state: State) -> Seen:

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from games.base import Player, canonical
+from games.base import Player, canonical, has_sampler
 from games.registry import GAMES, builtin_players, get_game, make_player
 from games.search import concrete_actions, ismcts, step
-from games.search_player import SEARCH, SearchPlayer, has_sampler
+from games.search_player import SEARCH, SearchPlayer
 from games.seen import Seen
 from tests.games.registering import TEMPLATE, registered
 
