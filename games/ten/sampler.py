@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from games.base import Game
 from games.seen import Seen
-from games.ten.cards import NUMBER, WILD, Face, build_catalogue
+from games.ten.cards import NUMBER, WILD, Face, catalogue
 
 if TYPE_CHECKING:
     from games.ten.state import TenState
@@ -140,7 +140,7 @@ def sample_state(cls: type[TenState], game: Game, seen: Seen, rng: random.Random
     """``TenState._sample``: the module docstring says what is drawn and what is rebuilt."""
     obs = seen.current
     players, options = seen.players, seen.options
-    faces = tuple(build_catalogue(players, options))
+    faces = catalogue(players, options).faces
     if options.get("deck") is not None:
         deck = [card["id"] for card in reversed(options["deck"])][: obs["deck_left"]]
     else:
@@ -154,7 +154,7 @@ def sample_state(cls: type[TenState], game: Game, seen: Seen, rng: random.Random
     state._set_catalogue()
     in_sight = visible_ids(obs)
     in_deck = set(deck)
-    state.deck = deck
+    state._set_deck(deck)
     state.play_area = [card["id"] for card in obs["play_area"]]
     state.market = [card["id"] for card in obs["market"]]
     state.collections = [[card["id"] for card in collection] for collection in obs["collection"]]

@@ -10,7 +10,7 @@ from games.base import Action, Game, IllegalAction, is_int
 from games.blanks import Blank, Blanks, choice
 from games.seen import Seen
 from games.ten.cards import FIASCO_WORTH, LIMIT, NUMBER, WILD, face_name
-from games.ten.paying import payment_is_minimal, payment_options
+from games.ten.paying import payment_is_minimal, payments
 from games.ten.sampler import sample_state
 from games.ten.table import TenTable
 
@@ -46,7 +46,7 @@ class TenState(TenTable):
     def _pay_actions(self, seat: int, price: int) -> list[dict[str, Any]]:
         return [
             {"coins": c, "fiasco": f, "cards": [None] * k}
-            for c, f, k in payment_options(price, self.coins[seat], self.fiasco[seat], len(self._number_cards(seat)))
+            for c, f, k in payments(price, self.coins[seat], self.fiasco[seat], self._numbers_held(seat))
         ]
 
     def _blanks(self, seat: int, actions: list[Action]) -> Blanks:
@@ -180,6 +180,20 @@ class TenState(TenTable):
         raise IllegalAction('buy one market card {"buy": id, "pay": {...}} or none {"buy": null}')
 
     # ----- applying -----
+    def _advance(self, action: Action) -> None:
+        """``apply`` for an action as ``legal_actions`` lists it (a payment's cards filled in): its canonical form
+        (``_check``'s) is recorded, without the checks and the copies of every part."""
+        pay = action.get("pay")
+        if pay is None:
+            canonical = {**action}
+        else:
+            canonical = {
+                **action,
+                "pay": {"coins": pay["coins"], "fiasco": pay["fiasco"], "cards": sorted(pay["cards"])},
+            }
+        self.history.append(canonical)
+        self._apply(canonical)
+
     def _apply(self, action: Action) -> list[str]:
         seat = self._to_move()
         assert seat is not None
@@ -194,7 +208,7 @@ class TenState(TenTable):
         return self._buy(seat, action["buy"], action.get("pay"))
 
     def _flip(self) -> list[str]:
-        cid = self.deck.pop()
+        cid = self._flip_top()
         self.flipped = True
         kind, _colour, value, pips = self.faces[cid]
         lines = [f"seat {self.active} flips {self._name(cid)}"]
@@ -226,8 +240,9 @@ class TenState(TenTable):
         return lines
 
     def _clear_play_area(self, numbers_to: list[int]) -> None:
+        is_number = self.catalogue.is_number
         for cid in self.play_area:
-            (numbers_to if self.faces[cid][0] == NUMBER else self.discard).append(cid)
+            (numbers_to if is_number[cid] else self.discard).append(cid)
         self.play_area = []
         self.total = 0
         self.pips = 0
@@ -249,6 +264,7 @@ class TenState(TenTable):
         pips = self.pips
         self._clear_play_area(self.market)
         self.market.sort()
+        self._market_changed()
         if by_number:
             lines += self._others_gain(pips)
         return lines + self._end_turn()
@@ -260,7 +276,7 @@ class TenState(TenTable):
             taken = [self._name(cid) for cid in self.play_area if self.faces[cid][0] == NUMBER]
             self._clear_play_area(collection)
             collection.sort()
-            self._scores[self.active] = None
+            self._collection_changed(self.active)
             lines = [f"seat {self.active} stops and takes the numbers: {', '.join(taken) or 'none'}"]
             lines += self._others_gain(pips)
             self.phase = "buy"
@@ -268,6 +284,7 @@ class TenState(TenTable):
         got = self._gain(self.active, pips)
         self._clear_play_area(self.market)
         self.market.sort()
+        self._market_changed()
         return [f"seat {self.active} stops and takes {got} black token(s)", *self._end_turn()]
 
     def _end_turn(self) -> list[str]:
@@ -313,7 +330,7 @@ class TenState(TenTable):
             # Cards given in payment leave the collection for the discard pile.
             self.collections[seat].remove(cid)
             self.discard.append(cid)
-        self._scores[seat] = None
+        self._collection_changed(seat)
         parts = []
         if pay["coins"]:
             parts.append(f"{pay['coins']} black")
@@ -329,7 +346,7 @@ class TenState(TenTable):
         paid = self._pay(seat, pay)
         self.collections[seat].append(auction["card"])
         self.collections[seat].sort()
-        self._scores[seat] = None
+        self._collection_changed(seat)
         self.auction = None
         self.phase = "flip"
         return [f"seat {seat} pays {paid} and takes the {self._name(auction['card'])}"]
@@ -341,9 +358,10 @@ class TenState(TenTable):
             assert pay is not None
             paid = self._pay(seat, pay)
             self.market.remove(cid)
+            self._market_changed()
             self.collections[seat].append(cid)
             self.collections[seat].sort()
-            self._scores[seat] = None
+            self._collection_changed(seat)
             lines = [f"seat {seat} buys {self._name(cid)} for {paid}"]
         if self.phase == "buy":
             return lines + self._end_turn()
