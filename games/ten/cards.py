@@ -204,3 +204,22 @@ def deck_counts_view(counts: list[int], cat: Catalogue) -> dict[str, Any]:
         "currency": {pips: counts[slot] for pips, slot in cat.currency},
         "wild": counts[WILD_SLOT],
     }
+
+
+def counts_view_without(view: dict[str, Any], face: Face) -> dict[str, Any]:
+    """A ``deck_counts`` view with one card of ``face`` fewer; the parts it does not touch are shared (views never
+    change once made)."""
+    kind, colour, value, pips = face
+    if kind == NUMBER:
+        key = str(value)
+        row = {**view["colour"][colour], key: view["colour"][colour][key] - 1}
+        return {
+            "number": {**view["number"], key: view["number"][key] - 1},
+            "colour": {**view["colour"], colour: row},
+            "currency": view["currency"],
+            "wild": view["wild"],
+        }
+    if kind == CURRENCY:
+        key = str(pips)
+        return {**view, "currency": {**view["currency"], key: view["currency"][key] - 1}}
+    return {**view, "wild": view["wild"] - 1}

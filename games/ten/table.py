@@ -16,6 +16,7 @@ from games.ten.cards import (
     Catalogue,
     Face,
     catalogue,
+    counts_view_without,
     deck_counts_view,
 )
 from games.ten.scoring import score_faces
@@ -74,10 +75,12 @@ class TenTable(State):
         # The observation's view of those counts and the deck size it is for; never changed once made (observations
         # and clones share it).
         self._counts_view: tuple[int, dict[str, Any]] | None = None
+        self._last_flipped: int | None = None
 
     def _flip_top(self) -> int:
         cid = self.deck.pop()
         self._deck_counts_left[self.catalogue.slots[cid]] -= 1
+        self._last_flipped = cid
         return cid
 
     def _collection_changed(self, seat: int) -> None:
@@ -168,9 +171,15 @@ class TenTable(State):
         """What the deck still holds (public: every other card is in sight), never its order: one view per deck
         size, handed to every observation at that size (read-only, as the cards are)."""
         cached = self._counts_view
-        if cached is None or cached[0] != len(self.deck):
-            cached = self._counts_view = (len(self.deck), deck_counts_view(self._deck_counts_left, self.catalogue))
-        return cached[1]
+        left = len(self.deck)
+        if cached is not None and cached[0] == left:
+            return cached[1]
+        if cached is not None and cached[0] == left + 1 and self._last_flipped is not None:
+            view = counts_view_without(cached[1], self.faces[self._last_flipped])  # one flip since: a cheap update
+        else:
+            view = deck_counts_view(self._deck_counts_left, self.catalogue)
+        self._counts_view = (left, view)
+        return view
 
     # ----- views -----
     def _auction_json(self) -> dict[str, Any] | None:
