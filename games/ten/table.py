@@ -202,8 +202,7 @@ class TenTable(State):
             out.append([*view])  # a fresh list: the cached one is never handed out
         return out
 
-    def _public(self, seat: int | None = None) -> dict[str, Any]:
-        """The table as every seat sees it; an observation (``seat`` given) starts with the seat's number."""
+    def _observation(self, seat: int) -> dict[str, Any]:
         table = self.card_json
         market = self._market_view
         if market is None:
@@ -211,30 +210,32 @@ class TenTable(State):
         scores = self._scores_view
         if scores is None:
             scores = self._scores_view = [self.score(s) for s in range(self.players)]
-        view: dict[str, Any] = {} if seat is None else {"seat": seat}
-        view.update(
-            players=self.players,
-            phase=self.phase,
-            active=self.active,
-            to_move=self.to_move(),
-            play_area=[table[cid] for cid in self.play_area],
-            total=self.total,
-            pips=self.pips,
-            deck_left=len(self.deck),
-            deck_counts=self._deck_counts(),
-            market=[*market],
-            collection=self._collection_views(),
-            coins=[*self.coins],
-            fiasco=[*self.fiasco],
-            scores=[*scores],
-            auction=self._auction_json(),
-            final_buyers=[*self.final_order],
-            coin_cap=self.cap,
-        )
-        return view
+        return {
+            "seat": seat,
+            "players": self.players,
+            "phase": self.phase,
+            "active": self.active,
+            "to_move": self.to_move(),
+            "play_area": [table[cid] for cid in self.play_area],
+            "total": self.total,
+            "pips": self.pips,
+            "deck_left": len(self.deck),
+            "deck_counts": self._deck_counts(),
+            "market": [*market],
+            "collection": self._collection_views(),
+            "coins": [*self.coins],
+            "fiasco": [*self.fiasco],
+            "scores": [*scores],
+            "auction": self._auction_json(),
+            "final_buyers": [*self.final_order],
+            "coin_cap": self.cap,
+        }
 
-    def _observation(self, seat: int) -> dict[str, Any]:
-        return self._public(seat)
+    def _public(self) -> dict[str, Any]:
+        """The table as every seat sees it: an observation without its seat."""
+        view = self._observation(0)
+        del view["seat"]
+        return view
 
     def _public_view(self) -> dict[str, Any]:
         return self._public()
