@@ -90,11 +90,12 @@ class TenState(TenTable):
         if self.phase == "pay":
             assert self.auction is not None
             return [{"pay": pay} for pay in self._pay_actions(seat, self.auction["high"])]
-        # buy / final_buy
+        # buy / final_buy: the payments of one purse for each market card's price (its value)
         out = [{"buy": None}]
+        faces, coins, fiasco, numbers = self.faces, self.coins[seat], self.fiasco[seat], self._numbers_held(seat)
         for cid in self.market:
-            for pay in self._pay_actions(seat, self.faces[cid][2] or 0):
-                out.append({"buy": cid, "pay": pay})
+            for c, f, k in payments(faces[cid][2] or 0, coins, fiasco, numbers):
+                out.append({"buy": cid, "pay": {"coins": c, "fiasco": f, "cards": [None] * k}})
         return out
 
     def _check_payment(self, seat: int, price: int, pay: Any) -> dict[str, Any]:

@@ -65,7 +65,7 @@ class TenTable(State):
         self._collection_json: list[list[dict[str, Any]] | None] = [None] * self.players
         self._number_count: list[int | None] = [None] * self.players
         # Views of the whole table, remade when their part changes (``_market_changed``, ``_collection_changed``);
-        # never changed once made (clones share them), handed out as copies.
+        # never changed once made (clones and observations share them).
         self._market_view: list[dict[str, Any]] | None = None
         self._scores_view: list[int] | None = None
 
@@ -126,9 +126,10 @@ class TenTable(State):
         return new
 
     # ----- small helpers -----
-    # Views hand out shared objects that never change once made, not copies: the catalogue's card objects and the
-    # deck's counts. They are read-only by contract (bots get them as JSON; built-in players and samplers only
-    # read), and copying them was most of the cost of a view. Every list and the view's own dict are fresh.
+    # Views hand out shared objects that never change once made, not copies: the catalogue's card objects, the
+    # deck's counts, each collection's and the market's list of cards. They are read-only by contract (bots get them
+    # as JSON; built-in players and samplers only read), and copying them was most of the cost of a view. Each
+    # observation's own dict and its other lists are fresh.
     def _card(self, cid: int) -> dict[str, Any]:
         return self.card_json[cid]
 
@@ -199,7 +200,7 @@ class TenTable(State):
         for seat, view in enumerate(views):
             if view is None:
                 view = views[seat] = self._cards(self.collections[seat])
-            out.append([*view])  # a fresh list: the cached one is never handed out
+            out.append(view)
         return out
 
     def _observation(self, seat: int) -> dict[str, Any]:
@@ -221,7 +222,7 @@ class TenTable(State):
             "pips": self.pips,
             "deck_left": len(self.deck),
             "deck_counts": self._deck_counts(),
-            "market": [*market],
+            "market": market,
             "collection": self._collection_views(),
             "coins": [*self.coins],
             "fiasco": [*self.fiasco],
