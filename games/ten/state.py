@@ -131,25 +131,26 @@ class TenState(TenTable):
         return {"coins": coins, "fiasco": fiasco, "cards": sorted(cards)}
 
     def _check(self, action: Action) -> Action:
-        seat = self._to_move()
-        assert seat is not None
-        keys = set(action)
+        one = len(action) == 1  # the common actions have one key: tested without building a set of keys
         if self.phase == "flip":
-            if keys == {"flip"} and action["flip"] is True:
+            if one and action.get("flip") is True:
                 if not self.deck:
                     raise IllegalAction("the deck is empty: stop and take a reward")
                 return {"flip": True}
-            if keys == {"stop"} and action["stop"] in ("numbers", "coins"):
+            if one and action.get("stop") in ("numbers", "coins"):
                 if not self.flipped:
                     raise IllegalAction("the first flip of a turn is compulsory")
                 return {"stop": action["stop"]}
             raise IllegalAction(
-                f'now seat {seat} flips or stops: {{"flip": true}}, {{"stop": "numbers"}} or {{"stop": "coins"}}'
+                f'now seat {self.active} flips or stops: {{"flip": true}}, {{"stop": "numbers"}} or {{"stop": "coins"}}'
             )
+        if self.phase == "auction" and one and action.get("pass") is True:
+            return {"pass": True}
+        seat = self._to_move()
+        assert seat is not None
+        keys = set(action)
         if self.phase == "auction":
             assert self.auction is not None
-            if keys == {"pass"} and action["pass"] is True:
-                return {"pass": True}
             if keys == {"bid"} and is_int(action["bid"]):
                 bid = action["bid"]
                 high = self.auction["high"]
