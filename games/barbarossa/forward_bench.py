@@ -16,7 +16,7 @@ from functools import partial
 from typing import TypeVar
 
 from games.barbarossa.engine import GAME, WORDS, BarbarossaState
-from games.base import Action
+from games.base import Action, has_sampler
 from games.seen import Seen
 
 T = TypeVar("T")
@@ -87,7 +87,7 @@ def main() -> None:
     args = parser.parse_args()
     at = positions()
     seen = {phase: [seen_at(state) for state in states] for phase, states in at.items()}
-    sampled = "_sample" in vars(BarbarossaState)
+    sampled = has_sampler(BarbarossaState)
     figures: dict[str, list[float]] = {}
     for _ in range(args.rounds):
         figures.setdefault("advance-only playout", []).append(per_item(playout, list(range(40))))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from games.ten.cards import FIASCO_WORTH
 
 
@@ -10,6 +12,12 @@ def payment_options(price: int, coins: int, fiasco: int, cards: int) -> list[tup
 
     A payment is legal when it reaches the price and dropping any single unit would leave it short: it is exact,
     or it is fiasco tokens alone, as few as reach the price (no change is given)."""
+    return list(payments(price, coins, fiasco, cards))
+
+
+@lru_cache(maxsize=1 << 14)
+def payments(price: int, coins: int, fiasco: int, cards: int) -> tuple[tuple[int, int, int], ...]:
+    """``payment_options`` as a tuple, worked out once for each purse (legal actions list them at every buy)."""
     out: list[tuple[int, int, int]] = []
     most_fiasco = -(-price // FIASCO_WORTH)
     for k in range(0, min(cards, price) + 1):
@@ -20,7 +28,7 @@ def payment_options(price: int, coins: int, fiasco: int, cards: int) -> list[tup
                     out.append((0, f, 0))
             elif 0 <= rest <= coins:
                 out.append((rest, f, k))
-    return out
+    return tuple(out)
 
 
 def payment_is_minimal(price: int, coins: int, fiasco: int, cards: int) -> bool:

@@ -26,12 +26,12 @@ the ``history`` is empty (the seat is not told the others' actions) and the ``rn
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from games.base import Game
 from games.seen import Seen
-from games.ten.cards import NUMBER, WILD, Face, build_catalogue
+from games.ten.cards import CURRENCY, NUMBER, WILD, Catalogue, Face, catalogue
 
 if TYPE_CHECKING:
     from games.ten.state import TenState
@@ -49,7 +49,34 @@ def draw_deck(pools: Pools, rng: random.Random) -> list[int]:
     return deck
 
 
-@lru_cache(maxsize=64)
+@dataclass(frozen=True)
+class _Layout:
+    """A catalogue's card ids grouped as ``deck_counts`` counts them: numbers by colour and value ("3"), currency
+    by pips ("3"), and all the wilds."""
+
+    numbers: tuple[tuple[str, str, tuple[int, ...]], ...]
+    currency: tuple[tuple[str, tuple[int, ...]], ...]
+    wilds: tuple[int, ...]
+
+
+_LAYOUTS: dict[int, tuple[Catalogue, _Layout]] = {}
+
+
+def layout(cat: Catalogue) -> _Layout:
+    found = _LAYOUTS.get(id(cat))
+    if found is None or found[0] is not cat:
+        by_face = ids_by_face(cat.faces)
+        found = _LAYOUTS[id(cat)] = (
+            cat,
+            _Layout(
+                numbers=tuple((str(f[1]), str(f[2]), ids) for f, ids in by_face.items() if f[0] == NUMBER),
+                currency=tuple((str(f[3]), ids) for f, ids in by_face.items() if f[0] == CURRENCY),
+                wilds=tuple(cid for f, ids in by_face.items() if f[0] == WILD for cid in ids),
+            ),
+        )
+    return found[1]
+
+
 def ids_by_face(faces: tuple[Face, ...]) -> dict[Face, tuple[int, ...]]:
     """Every face of a catalogue and its card ids, in id order."""
     out: dict[Face, list[int]] = {}
@@ -98,21 +125,21 @@ class _SeenIds:
 _seen_ids = _SeenIds()
 
 
-def deck_pools(faces: tuple[Face, ...], obs: dict[str, Any], ever_seen: set[int]) -> Pools:
+def deck_pools(cat: Catalogue, obs: dict[str, Any], ever_seen: set[int]) -> Pools:
     """What the deck may hold, from ``deck_counts`` and the ids never seen (the others are in sight or discarded)."""
     counts = obs["deck_counts"]
-    by_face = ids_by_face(faces)
+    by_colour, by_pips = counts["colour"], counts["currency"]
+    where = layout(cat)
     pools: Pools = []
-    wilds: list[int] = []
-    for face, ids in by_face.items():
-        kind, colour, value, pips = face
-        if kind == WILD:
-            wilds += [cid for cid in ids if cid not in ever_seen]
-            continue
-        count = counts["colour"][colour][str(value)] if kind == NUMBER else counts["currency"].get(str(pips), 0)
+    for colour, value, ids in where.numbers:
+        count = by_colour[colour][value]
         if count:
             pools.append(([cid for cid in ids if cid not in ever_seen], count))
-    pools.append((wilds, counts["wild"]))
+    for pips, ids in where.currency:
+        count = by_pips.get(pips, 0)
+        if count:
+            pools.append(([cid for cid in ids if cid not in ever_seen], count))
+    pools.append(([cid for cid in where.wilds if cid not in ever_seen], counts["wild"]))
     for pool, count in pools:
         if count > len(pool):
             raise ValueError("the observations do not fit one TEN game: the deck holds cards the seat saw elsewhere")
@@ -136,15 +163,15 @@ def has_flipped(seen: Seen) -> bool:
     return before["active"] == obs["active"] and before["phase"] in ("auction", "pay")
 
 
-def sample_state(cls: type[TenState], game: Game, seen: Seen, rng: random.Random) -> TenState:
-    """``TenState._sample``: the module docstring says what is drawn and what is rebuilt."""
+def sample(cls: type[TenState], game: Game, seen: Seen, rng: random.Random) -> TenState:
+    """``Game.sample`` for TEN: the module docstring says what is drawn and what is rebuilt."""
     obs = seen.current
     players, options = seen.players, seen.options
-    faces = tuple(build_catalogue(players, options))
+    cat = catalogue(players, options)
     if options.get("deck") is not None:
         deck = [card["id"] for card in reversed(options["deck"])][: obs["deck_left"]]
     else:
-        deck = draw_deck(deck_pools(faces, obs, _seen_ids.of(seen)), rng)
+        deck = draw_deck(deck_pools(cat, obs, _seen_ids.of(seen)), rng)
 
     seed = rng.getrandbits(64)
     state = object.__new__(cls)
@@ -154,11 +181,11 @@ def sample_state(cls: type[TenState], game: Game, seen: Seen, rng: random.Random
     state._set_catalogue()
     in_sight = visible_ids(obs)
     in_deck = set(deck)
-    state.deck = deck
+    state._set_deck(deck)
     state.play_area = [card["id"] for card in obs["play_area"]]
     state.market = [card["id"] for card in obs["market"]]
     state.collections = [[card["id"] for card in collection] for collection in obs["collection"]]
-    state.discard = [cid for cid in range(len(faces)) if cid not in in_sight and cid not in in_deck]
+    state.discard = [cid for cid in range(len(cat.faces)) if cid not in in_sight and cid not in in_deck]
     state.coins, state.fiasco = list(obs["coins"]), list(obs["fiasco"])
     state.total, state.pips = obs["total"], obs["pips"]
     state.active, state.phase = obs["active"], obs["phase"]

@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from games.base import Action, Game, IllegalAction, is_int
+from games.base import Action, IllegalAction, is_int
 from games.blanks import Blank, Blanks, choice
-from games.seen import Seen
 from games.ten.cards import FIASCO_WORTH, LIMIT, NUMBER, WILD, face_name
-from games.ten.paying import payment_is_minimal, payment_options
-from games.ten.sampler import sample_state
+from games.ten.paying import payment_is_minimal, payments
 from games.ten.table import TenTable
 
 PHASES = ("flip", "auction", "pay", "buy", "final_buy", "over")
@@ -39,14 +36,10 @@ class TenState(TenTable):
     def is_over(self) -> bool:
         return self.phase == "over"
 
-    @classmethod
-    def _sample(cls, game: Game, seen: Seen, rng: random.Random) -> TenState:
-        return sample_state(cls, game, seen, rng)
-
     def _pay_actions(self, seat: int, price: int) -> list[dict[str, Any]]:
         return [
             {"coins": c, "fiasco": f, "cards": [None] * k}
-            for c, f, k in payment_options(price, self.coins[seat], self.fiasco[seat], len(self._number_cards(seat)))
+            for c, f, k in payments(price, self.coins[seat], self.fiasco[seat], self._numbers_held(seat))
         ]
 
     def _blanks(self, seat: int, actions: list[Action]) -> Blanks:
@@ -90,11 +83,12 @@ class TenState(TenTable):
         if self.phase == "pay":
             assert self.auction is not None
             return [{"pay": pay} for pay in self._pay_actions(seat, self.auction["high"])]
-        # buy / final_buy
+        # buy / final_buy: the payments of one purse for each market card's price (its value)
         out = [{"buy": None}]
+        faces, coins, fiasco, numbers = self.faces, self.coins[seat], self.fiasco[seat], self._numbers_held(seat)
         for cid in self.market:
-            for pay in self._pay_actions(seat, self.faces[cid][2] or 0):
-                out.append({"buy": cid, "pay": pay})
+            for c, f, k in payments(faces[cid][2] or 0, coins, fiasco, numbers):
+                out.append({"buy": cid, "pay": {"coins": c, "fiasco": f, "cards": [None] * k}})
         return out
 
     def _check_payment(self, seat: int, price: int, pay: Any) -> dict[str, Any]:
@@ -130,25 +124,26 @@ class TenState(TenTable):
         return {"coins": coins, "fiasco": fiasco, "cards": sorted(cards)}
 
     def _check(self, action: Action) -> Action:
-        seat = self._to_move()
-        assert seat is not None
-        keys = set(action)
+        one = len(action) == 1  # the common actions have one key: tested without building a set of keys
         if self.phase == "flip":
-            if keys == {"flip"} and action["flip"] is True:
+            if one and action.get("flip") is True:
                 if not self.deck:
                     raise IllegalAction("the deck is empty: stop and take a reward")
                 return {"flip": True}
-            if keys == {"stop"} and action["stop"] in ("numbers", "coins"):
+            if one and action.get("stop") in ("numbers", "coins"):
                 if not self.flipped:
                     raise IllegalAction("the first flip of a turn is compulsory")
                 return {"stop": action["stop"]}
             raise IllegalAction(
-                f'now seat {seat} flips or stops: {{"flip": true}}, {{"stop": "numbers"}} or {{"stop": "coins"}}'
+                f'now seat {self.active} flips or stops: {{"flip": true}}, {{"stop": "numbers"}} or {{"stop": "coins"}}'
             )
+        if self.phase == "auction" and one and action.get("pass") is True:
+            return {"pass": True}
+        seat = self._to_move()
+        assert seat is not None
+        keys = set(action)
         if self.phase == "auction":
             assert self.auction is not None
-            if keys == {"pass"} and action["pass"] is True:
-                return {"pass": True}
             if keys == {"bid"} and is_int(action["bid"]):
                 bid = action["bid"]
                 high = self.auction["high"]
@@ -180,6 +175,20 @@ class TenState(TenTable):
         raise IllegalAction('buy one market card {"buy": id, "pay": {...}} or none {"buy": null}')
 
     # ----- applying -----
+    def _advance(self, action: Action) -> None:
+        """``apply`` for an action as ``legal_actions`` lists it (a payment's cards filled in): its canonical form
+        (``_check``'s) is recorded, without the checks and the copies of every part."""
+        pay = action.get("pay")
+        if pay is None:
+            canonical = {**action}
+        else:
+            canonical = {
+                **action,
+                "pay": {"coins": pay["coins"], "fiasco": pay["fiasco"], "cards": sorted(pay["cards"])},
+            }
+        self.history.append(canonical)
+        self._apply(canonical)
+
     def _apply(self, action: Action) -> list[str]:
         seat = self._to_move()
         assert seat is not None
@@ -194,7 +203,7 @@ class TenState(TenTable):
         return self._buy(seat, action["buy"], action.get("pay"))
 
     def _flip(self) -> list[str]:
-        cid = self.deck.pop()
+        cid = self._flip_top()
         self.flipped = True
         kind, _colour, value, pips = self.faces[cid]
         lines = [f"seat {self.active} flips {self._name(cid)}"]
@@ -226,8 +235,9 @@ class TenState(TenTable):
         return lines
 
     def _clear_play_area(self, numbers_to: list[int]) -> None:
+        is_number = self.catalogue.is_number
         for cid in self.play_area:
-            (numbers_to if self.faces[cid][0] == NUMBER else self.discard).append(cid)
+            (numbers_to if is_number[cid] else self.discard).append(cid)
         self.play_area = []
         self.total = 0
         self.pips = 0
@@ -249,6 +259,7 @@ class TenState(TenTable):
         pips = self.pips
         self._clear_play_area(self.market)
         self.market.sort()
+        self._market_changed()
         if by_number:
             lines += self._others_gain(pips)
         return lines + self._end_turn()
@@ -260,7 +271,7 @@ class TenState(TenTable):
             taken = [self._name(cid) for cid in self.play_area if self.faces[cid][0] == NUMBER]
             self._clear_play_area(collection)
             collection.sort()
-            self._scores[self.active] = None
+            self._collection_changed(self.active)
             lines = [f"seat {self.active} stops and takes the numbers: {', '.join(taken) or 'none'}"]
             lines += self._others_gain(pips)
             self.phase = "buy"
@@ -268,6 +279,7 @@ class TenState(TenTable):
         got = self._gain(self.active, pips)
         self._clear_play_area(self.market)
         self.market.sort()
+        self._market_changed()
         return [f"seat {self.active} stops and takes {got} black token(s)", *self._end_turn()]
 
     def _end_turn(self) -> list[str]:
@@ -313,7 +325,7 @@ class TenState(TenTable):
             # Cards given in payment leave the collection for the discard pile.
             self.collections[seat].remove(cid)
             self.discard.append(cid)
-        self._scores[seat] = None
+        self._collection_changed(seat)
         parts = []
         if pay["coins"]:
             parts.append(f"{pay['coins']} black")
@@ -329,7 +341,7 @@ class TenState(TenTable):
         paid = self._pay(seat, pay)
         self.collections[seat].append(auction["card"])
         self.collections[seat].sort()
-        self._scores[seat] = None
+        self._collection_changed(seat)
         self.auction = None
         self.phase = "flip"
         return [f"seat {seat} pays {paid} and takes the {self._name(auction['card'])}"]
@@ -341,9 +353,10 @@ class TenState(TenTable):
             assert pay is not None
             paid = self._pay(seat, pay)
             self.market.remove(cid)
+            self._market_changed()
             self.collections[seat].append(cid)
             self.collections[seat].sort()
-            self._scores[seat] = None
+            self._collection_changed(seat)
             lines = [f"seat {seat} buys {self._name(cid)} for {paid}"]
         if self.phase == "buy":
             return lines + self._end_turn()

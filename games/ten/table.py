@@ -1,4 +1,9 @@
-"""TEN's table: the cards and tokens in play, their bookkeeping, and what each seat may see of them."""
+"""TEN's table: the cards and tokens in play, their bookkeeping, and what each seat may see of them.
+
+A search plays many games from one state (``clone`` and ``advance``), and a match builds an observation at every
+decision, so the table keeps what its views derive (the deck's counts, each collection's cards and score) and
+drops a seat's part when its collection changes (``_collection_changed``).
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,12 @@ from typing import Any, Self
 
 from games.base import Outcome, State
 from games.ten.cards import (
-    COLOURS,
-    CURRENCY,
     FIASCO_WORTH,
-    MAX_PIPS,
-    NUMBER,
-    VALUES,
+    Catalogue,
     Face,
-    build_catalogue,
-    card_table,
-    face_name,
+    catalogue,
+    counts_view_without,
+    deck_counts_view,
 )
 from games.ten.scoring import score_faces
 
@@ -32,10 +33,11 @@ class TenTable(State):
     def _setup(self) -> None:
         self._set_catalogue()
         if self.options.get("deck") is not None:
-            self.deck = [card["id"] for card in reversed(self.options["deck"])]
+            deck = [card["id"] for card in reversed(self.options["deck"])]
         else:
-            self.deck = list(range(len(self.faces)))
-            self.rng.shuffle(self.deck)
+            deck = list(range(len(self.faces)))
+            self.rng.shuffle(deck)
+        self._set_deck(deck)
         self.play_area: list[int] = []
         self.market: list[int] = []
         self.discard: list[int] = []
@@ -54,40 +56,80 @@ class TenTable(State):
 
     def _set_catalogue(self) -> None:
         """The deck's faces and what is derived from them and the options (no randomness: a sampler calls it too)."""
-        self.faces = tuple(build_catalogue(self.players, self.options))
-        self.card_json = card_table(self.faces)
-        self.currency_pips = sorted({pips for kind, _, _, pips in self.faces if kind == CURRENCY and pips is not None})
-        self._scores: list[int | None] = [None] * self.players  # per seat, dropped when a collection changes
-        self._counts: tuple[int, dict[str, Any]] | None = None  # deck contents, kept while the deck keeps its size
+        self.catalogue: Catalogue = catalogue(self.players, self.options)
+        self.faces = self.catalogue.faces
+        self.card_json = self.catalogue.cards
         self.cap: int = self.options["coin_cap"]
+        # Per seat, derived from its collection and dropped when it changes (``_collection_changed``).
+        self._scores: list[int | None] = [None] * self.players
+        self._collection_json: list[list[dict[str, Any]] | None] = [None] * self.players
+        self._number_count: list[int | None] = [None] * self.players
+        # Views of the whole table, remade when their part changes (``_market_changed``, ``_collection_changed``);
+        # never changed once made (clones and observations share them).
+        self._market_view: list[dict[str, Any]] | None = None
+        self._scores_view: list[int] | None = None
 
-    # ----- small helpers -----
+    def _set_deck(self, deck: list[int]) -> None:
+        self.deck = deck
+        self._deck_counts_left = self.catalogue.counts(deck)  # kept by every flip (``_flip_top``)
+        # The observation's view of those counts and the deck size it is for; never changed once made (observations
+        # and clones share it).
+        self._counts_view: tuple[int, dict[str, Any]] | None = None
+        self._last_flipped: int | None = None
+
+    def _flip_top(self) -> int:
+        cid = self.deck.pop()
+        self._deck_counts_left[self.catalogue.slots[cid]] -= 1
+        self._last_flipped = cid
+        return cid
+
+    def _collection_changed(self, seat: int) -> None:
+        self._scores[seat] = None
+        self._collection_json[seat] = None
+        self._number_count[seat] = None
+        self._scores_view = None
+
+    def _market_changed(self) -> None:
+        self._market_view = None
+
+    # ----- copies -----
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         # The catalogue and its card table are immutable and shared by every state of the same deck.
+        memo[id(self.catalogue)] = self.catalogue
         memo[id(self.faces)] = self.faces
         memo[id(self.card_json)] = self.card_json
         return super().__deepcopy__(memo)
 
-    def _copy(self) -> Self:
-        """A fast copy for ``perturb_hidden`` (called at every decision by the conformance suite)."""
+    def _clone(self) -> Self:
+        """A field copy: every list the rules change is copied, the rest is shared (immutable, or never changed once
+        made: the catalogue, the options, the cached collection views and the actions in the history). The rng is
+        shared too: the deck is shuffled once at setup and nothing draws from it afterwards."""
         new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new.deck, new.play_area, new.market, new.discard = (
-            [*self.deck],
-            [*self.play_area],
-            [*self.market],
-            [*self.discard],
-        )
-        new.collections = [list(col) for col in self.collections]
-        new.coins, new.fiasco, new.final_order = [*self.coins], [*self.fiasco], [*self.final_order]
-        new.ledger, new._scores, new.history = dict(self.ledger), [*self._scores], [*self.history]
+        fields = self.__dict__.copy()
+        new.__dict__ = fields
+        fields["deck"] = [*self.deck]
+        fields["play_area"] = [*self.play_area]
+        fields["market"] = [*self.market]
+        fields["discard"] = [*self.discard]
+        fields["collections"] = [[*col] for col in self.collections]
+        fields["coins"] = [*self.coins]
+        fields["fiasco"] = [*self.fiasco]
+        fields["final_order"] = [*self.final_order]
+        fields["ledger"] = {**self.ledger}
+        fields["history"] = [*self.history]
+        fields["_scores"] = [*self._scores]
+        fields["_collection_json"] = [*self._collection_json]
+        fields["_number_count"] = [*self._number_count]
+        fields["_deck_counts_left"] = [*self._deck_counts_left]
         if self.auction is not None:
-            new.auction = {**self.auction, "bids": [*self.auction["bids"]], "order": [*self.auction["order"]]}
-        # The rng is shared: the deck is shuffled once at setup and nothing draws from it afterwards.
+            fields["auction"] = {**self.auction, "bids": [*self.auction["bids"]]}  # "order" never changes
         return new
 
-    # Views hand out the catalogue's own card objects, not copies: they are read-only by contract (bots get them as
-    # JSON; built-in players only read), and copying them was most of the cost of a view.
+    # ----- small helpers -----
+    # Views hand out shared objects that never change once made, not copies: the catalogue's card objects, the
+    # deck's counts, each collection's and the market's list of cards. They are read-only by contract (bots get them
+    # as JSON; built-in players and samplers only read), and copying them was most of the cost of a view. Each
+    # observation's own dict and its other lists are fresh.
     def _card(self, cid: int) -> dict[str, Any]:
         return self.card_json[cid]
 
@@ -96,14 +138,22 @@ class TenTable(State):
         return [table[cid] for cid in cids]
 
     def _name(self, cid: int) -> str:
-        return face_name(self.faces[cid])
+        return self.catalogue.names[cid]
 
     def _number_cards(self, seat: int) -> list[int]:
-        return [cid for cid in self.collections[seat] if self.faces[cid][0] == NUMBER]
+        is_number = self.catalogue.is_number
+        return [cid for cid in self.collections[seat] if is_number[cid]]
+
+    def _numbers_held(self, seat: int) -> int:
+        count = self._number_count[seat]
+        if count is None:
+            is_number = self.catalogue.is_number
+            count = self._number_count[seat] = sum(1 for cid in self.collections[seat] if is_number[cid])
+        return count
 
     def _purse(self, seat: int) -> int:
         """All a seat can pay: black tokens, fiasco tokens and number cards (RULES.md "Paying")."""
-        return self.coins[seat] + FIASCO_WORTH * self.fiasco[seat] + len(self._number_cards(seat))
+        return self.coins[seat] + FIASCO_WORTH * self.fiasco[seat] + self._numbers_held(seat)
 
     def _gain(self, seat: int, amount: int) -> int:
         got = max(0, min(amount, self.cap - self.coins[seat]))  # RULES.md "Limits"
@@ -114,41 +164,23 @@ class TenTable(State):
     def score(self, seat: int) -> int:
         cached = self._scores[seat]
         if cached is None:
-            cached = self._scores[seat] = score_faces([self.faces[cid] for cid in self.collections[seat]])
+            faces = self.faces
+            cached = self._scores[seat] = score_faces([faces[cid] for cid in self.collections[seat]])
         return cached
 
     def _deck_counts(self) -> dict[str, Any]:
-        """What the deck still holds (public: every other card is in sight), never its order."""
-        cached = self._counts
-        if cached is None or cached[0] != len(self.deck):
-            cached = self._counts = (len(self.deck), self._count_deck())
-        counts = cached[1]
-        return {
-            "number": dict(counts["number"]),
-            "colour": {colour: dict(values) for colour, values in counts["colour"].items()},
-            "currency": dict(counts["currency"]),
-            "wild": counts["wild"],
-        }
-
-    def _count_deck(self) -> dict[str, Any]:
-        by_colour = {colour: [0] * 10 for colour in COLOURS}
-        currency = [0] * (MAX_PIPS + 1)
-        wilds = 0
-        faces = self.faces
-        for cid in self.deck:
-            kind, colour, value, pips = faces[cid]
-            if kind == NUMBER:
-                by_colour[colour][value] += 1  # type: ignore[index]  # a number has a colour and a value
-            elif kind == CURRENCY:
-                currency[pips] += 1  # type: ignore[index]  # a currency card has pips
-            else:
-                wilds += 1
-        return {
-            "number": {str(v): sum(by_colour[c][v] for c in COLOURS) for v in VALUES},
-            "colour": {c: {str(v): by_colour[c][v] for v in VALUES} for c in COLOURS},
-            "currency": {str(p): currency[p] for p in self.currency_pips},
-            "wild": wilds,
-        }
+        """What the deck still holds (public: every other card is in sight), never its order: one view per deck
+        size, handed to every observation at that size (read-only, as the cards are)."""
+        cached = self._counts_view
+        left = len(self.deck)
+        if cached is not None and cached[0] == left:
+            return cached[1]
+        if cached is not None and cached[0] == left + 1 and self._last_flipped is not None:
+            view = counts_view_without(cached[1], self.faces[self._last_flipped])  # one flip since: a cheap update
+        else:
+            view = deck_counts_view(self._deck_counts_left, self.catalogue)
+        self._counts_view = (left, view)
+        return view
 
     # ----- views -----
     def _auction_json(self) -> dict[str, Any] | None:
@@ -156,36 +188,55 @@ class TenTable(State):
             return None
         a = self.auction
         return {
-            "card": self._card(a["card"]),
-            "bids": list(a["bids"]),
+            "card": self.card_json[a["card"]],
+            "bids": [*a["bids"]],
             "high": a["high"],
             "high_bidder": a["high_bidder"],
         }
 
-    def _public(self) -> dict[str, Any]:
-        cards = self._cards
+    def _collection_views(self) -> list[list[dict[str, Any]]]:
+        views = self._collection_json
+        out = []
+        for seat, view in enumerate(views):
+            if view is None:
+                view = views[seat] = self._cards(self.collections[seat])
+            out.append(view)
+        return out
+
+    def _observation(self, seat: int) -> dict[str, Any]:
+        table = self.card_json
+        market = self._market_view
+        if market is None:
+            market = self._market_view = self._cards(self.market)
+        scores = self._scores_view
+        if scores is None:
+            scores = self._scores_view = [self.score(s) for s in range(self.players)]
         return {
+            "seat": seat,
             "players": self.players,
             "phase": self.phase,
             "active": self.active,
             "to_move": self.to_move(),
-            "play_area": cards(self.play_area),
+            "play_area": [table[cid] for cid in self.play_area],
             "total": self.total,
             "pips": self.pips,
             "deck_left": len(self.deck),
             "deck_counts": self._deck_counts(),
-            "market": cards(self.market),
-            "collection": [cards(col) for col in self.collections],
-            "coins": list(self.coins),
-            "fiasco": list(self.fiasco),
-            "scores": [self.score(s) for s in range(self.players)],
+            "market": market,
+            "collection": self._collection_views(),
+            "coins": [*self.coins],
+            "fiasco": [*self.fiasco],
+            "scores": [*scores],
             "auction": self._auction_json(),
-            "final_buyers": list(self.final_order),
+            "final_buyers": [*self.final_order],
             "coin_cap": self.cap,
         }
 
-    def _observation(self, seat: int) -> dict[str, Any]:
-        return {"seat": seat, **self._public()}
+    def _public(self) -> dict[str, Any]:
+        """The table as every seat sees it: an observation without its seat."""
+        view = self._observation(0)
+        del view["seat"]
+        return view
 
     def _public_view(self) -> dict[str, Any]:
         return self._public()
@@ -207,7 +258,7 @@ class TenTable(State):
         # Only the deck order is hidden (RULES.md "Information"), from every seat alike.
         if len(self.deck) < 2:
             return None
-        other = self._copy()
+        other = self._clone()
         i, j = rng.sample(range(len(other.deck)), 2)
         other.deck[i], other.deck[j] = other.deck[j], other.deck[i]
         return other

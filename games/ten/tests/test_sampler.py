@@ -117,7 +117,7 @@ def prefer_low_ids(pools: Pools, rng: random.Random) -> list[int]:
 
 def test_the_same_test_catches_a_draw_that_prefers_one_card() -> None:
     state, seen, decks = late_position(24, 400)
-    pools = deck_pools(state.faces, seen.current, ever_seen(seen))
+    pools = deck_pools(state.catalogue, seen.current, ever_seen(seen))
     rng = random.Random(1)
     draws = [tuple(prefer_low_ids(pools, rng)) for _ in range(40 * len(decks))]
     assert chi_square_p(draws, decks) < P_VALUE
