@@ -78,8 +78,10 @@ class BotVersion(Leased):
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    # Exactly one of: the name of a built-in player, or an uploaded archive (a normalised zip).
+    # Exactly one of: the name of a built-in player, an uploaded archive (a normalised zip), or remote (its owner
+    # runs it on their own machine and connects it: docs/remote.md).
     builtin = models.CharField(max_length=40, blank=True)
+    remote = models.BooleanField(default=False, help_text="Played from its owner's machine (docs/remote.md).")
     archive = models.BinaryField(null=True, blank=True, editable=False)
     language = models.CharField(max_length=20, blank=True)
     archive_size = models.PositiveIntegerField(default=0)

@@ -1,0 +1,60 @@
+"""The worker's and the scheduler's side of remote seats (docs/remote.md): a seat's channel opened and announced on
+the bot's event stream, and whether a remote bot is online. Key names: ``bots.remote``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from functools import cache
+
+import redis
+from django.conf import settings
+
+from bots import remote
+from bots.results import RemoteChannel
+
+__all__ = ["RemoteUnavailable", "online", "open_channel"]
+
+_TIMEOUT_S = 2.0
+
+
+class RemoteUnavailable(RuntimeError):
+    """No Redis: remote seats need the production path's Redis (the embedded default has none)."""
+
+
+@cache
+def _client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=_TIMEOUT_S, socket_connect_timeout=_TIMEOUT_S)
+
+
+def _redis() -> tuple[str, redis.Redis]:
+    url = str(settings.REDIS_URL or "")
+    if not url:
+        raise RemoteUnavailable("remote bots need Redis (REDIS_URL)")
+    return url, _client(url)
+
+
+def open_channel(bot_id: int, game: str, what: str) -> RemoteChannel:
+    """A new channel for ``bot_id``'s seat in ``what`` (a match or series), announced on the bot's event stream."""
+    url, client = _redis()
+    channel = remote.new_channel_id()
+    event = {"type": "game", "channel": channel, "game": game, "what": what}
+    with client.pipeline() as pipe:
+        pipe.set(remote.channel_bot_key(channel), bot_id, ex=remote.CHANNEL_TTL_S)
+        pipe.xadd(remote.events_key(bot_id), {"e": json.dumps(event)}, maxlen=remote.EVENTS_MAXLEN, approximate=True)
+        pipe.expire(remote.events_key(bot_id), remote.CHANNEL_TTL_S)
+        pipe.execute()
+    return RemoteChannel(redis_url=url, channel=channel)
+
+
+def online(bot_ids: Iterable[int]) -> set[int]:
+    """Which of these remote bots have a live connection now (none without Redis)."""
+    ids = list(bot_ids)
+    if not ids or not settings.REDIS_URL:
+        return set()
+    _, client = _redis()
+    with client.pipeline(transaction=False) as pipe:
+        for bot_id in ids:
+            pipe.exists(remote.conn_key(bot_id))
+        found = pipe.execute()
+    return {bot_id for bot_id, there in zip(ids, found, strict=True) if there}

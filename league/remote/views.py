@@ -1,0 +1,137 @@
+"""The remote-bot endpoints under /api/remote/ (docs/remote.md), async views on the ASGI path: an open stream costs
+a coroutine, not a thread. Each request is authenticated by the bot's token (league/remote/services.py) and
+answered in the API's error shape when refused; the streams are NDJSON.
+
+- ``GET  events/?after=<id>``: the bot's games as they are announced; opening it makes this the bot's one
+  connection and the bot online (the first one also sends a waiting remote version to its smoke game).
+- ``GET  channels/<channel>/messages/?after=<seq>``: the seat's protocol messages after ``seq`` (resume from the
+  last one read), until the channel closes.
+- ``POST channels/<channel>/replies/<seq>/``: the bot's reply line (the body, exactly as the bot wrote it) to
+  request ``seq``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from league.api.errors import json_error
+from league.core.errors import (
+    BadRemoteReply,
+    NoSuchChannel,
+    RemoteReplyTooLarge,
+    RemoteTokenMissing,
+    RemoteTooFast,
+    RemoteWrongMethod,
+    ServiceError,
+    StaleReply,
+)
+from league.remote import relay, services
+from league.site.stream_hub import in_db_thread
+
+__all__ = ["channel_messages", "channel_reply", "events"]
+
+_EVENT_ID = re.compile(r"\d{1,15}-\d{1,10}")
+_CHANNEL = re.compile(r"[A-Za-z0-9_-]{1,40}")
+_SEQ_MAX = 10**9
+
+
+class _Stream(StreamingHttpResponse):
+    def __init__(self, lines: AsyncIterator[bytes]) -> None:
+        super().__init__(lines, content_type="application/x-ndjson")
+        self["Cache-Control"] = "no-store"
+        self["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
+
+
+async def _bot(request: HttpRequest) -> int:
+    """The bot whose token the request carries, within its request rate; a ServiceError otherwise."""
+    scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not key:
+        raise RemoteTokenMissing()
+    bot_id = await in_db_thread(services.authenticate, key.strip())
+    limit = int(settings.REMOTE_REQUESTS_PER_SECOND)
+    if not await relay.within_rate(bot_id, limit):
+        raise RemoteTooFast(limit=limit)
+    return bot_id
+
+
+async def _channel_of(bot_id: int, channel: str) -> str:
+    """The channel, if it is a seat of this bot (another bot's channel is "not found", as an unknown one is)."""
+    if not _CHANNEL.fullmatch(channel) or await relay.bot_of_channel(channel) != bot_id:
+        raise NoSuchChannel(channel=channel)
+    return channel
+
+
+def _check_method(request: HttpRequest, allowed: str) -> None:
+    if request.method != allowed:
+        raise RemoteWrongMethod(method=str(request.method)[:10], allowed=allowed)
+
+
+def _refused(error: ServiceError) -> JsonResponse:
+    response = json_error(error)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@csrf_exempt
+async def events(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
+    try:
+        _check_method(request, "GET")
+        bot_id = await _bot(request)
+        after = request.GET.get("after") or None
+        if after is not None and not _EVENT_ID.fullmatch(after):
+            raise BadRemoteReply(reason="after must be an event id from this stream (digits-digits)")
+    except ServiceError as error:
+        return _refused(error)
+    conn = await relay.take_connection(bot_id)
+    await in_db_thread(services.do_connected, bot_id)
+    return _Stream(relay.event_lines(bot_id, conn, after))
+
+
+@csrf_exempt
+async def channel_messages(request: HttpRequest, channel: str) -> HttpResponse | StreamingHttpResponse:
+    try:
+        _check_method(request, "GET")
+        bot_id = await _bot(request)
+        await _channel_of(bot_id, channel)
+        raw = request.GET.get("after", "0")
+        if not raw.isdigit() or int(raw) > _SEQ_MAX:
+            raise BadRemoteReply(
+                reason="after must be the sequence number of the last message read (0: from the start)"
+            )
+    except ServiceError as error:
+        return _refused(error)
+    return _Stream(relay.message_lines(channel, int(raw)))
+
+
+@csrf_exempt
+async def channel_reply(request: HttpRequest, channel: str, seq: int) -> HttpResponse:
+    try:
+        _check_method(request, "POST")
+        bot_id = await _bot(request)
+        await _channel_of(bot_id, channel)
+        line = _reply_line(request.body)
+        outcome = await relay.accept_reply(channel, seq, line)
+        if outcome == relay.STALE:
+            raise StaleReply(seq=seq)
+    except ServiceError as error:
+        return _refused(error)
+    return JsonResponse({"seq": seq, "accepted": outcome == relay.ACCEPTED}, headers={"Cache-Control": "no-store"})
+
+
+def _reply_line(body: bytes) -> bytes:
+    """The body as the one line the runner reads: the bot's reply, exactly as it wrote it (the runner checks it as
+    any bot's line: docs/protocol.md), without its line ending."""
+    limit = int(settings.REMOTE_REPLY_MAX_BYTES)
+    if len(body) > limit:
+        raise RemoteReplyTooLarge(limit=limit)
+    line = body.removesuffix(b"\n").removesuffix(b"\r")
+    if not line.strip():
+        raise BadRemoteReply(reason="the body is the bot's reply: one JSON line, not empty")
+    if b"\n" in line or b"\r" in line:
+        raise BadRemoteReply(reason="a reply is one line: the body has a line break inside")
+    return line
