@@ -1,5 +1,5 @@
 """bots.runner.remote: a remote seat driven by the runner through its channel in a real Redis, timed and checked as a
-sandboxed bot is (docs/remote.md). The web side is left out: tests/league/remote/ covers it."""
+sandboxed bot is (docs/remote.md). The web side is left out: tests/serve/test_remote_api.py covers it."""
 
 from __future__ import annotations
 

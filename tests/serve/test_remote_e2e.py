@@ -20,7 +20,7 @@ from league.bots.services import do_create_remote_bot, do_register_builtin_bots
 from league.play.models import Match, Seat
 from league.ratings.models import Rating
 from league.remote.services import do_issue_remote_token
-from tests.serve.conftest import ROOT, Server, asgi_server, collected_static  # noqa: F401 (fixtures)
+from tests.serve.conftest import ROOT, Server
 from tests.workers.conftest import Workers, celery_workers  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.e2e
