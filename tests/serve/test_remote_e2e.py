@@ -47,9 +47,9 @@ def start_connect(started: list[subprocess.Popen[bytes]], tmp_path: Path, server
 
 def test_a_remote_bot_connected_from_its_owners_machine_plays_rated_matches(
     asgi_server,
-    celery_workers: Workers,
+    celery_workers: Workers,  # noqa: F811
     connect,
-    tmp_path: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     do_register_builtin_bots(["love_letter"])
     owner = User.objects.create_user("carol", "carol@example.org", "correct horse battery")
