@@ -22,15 +22,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from bots.authoring.args import UsageError, parse_seat
 from bots.limits import Limits
 from bots.sandbox import BotProcess, BotSetupError, NoSandbox
 
-__all__ = ["Connection", "connect_command"]
+__all__ = ["Connection", "GameBot", "LocalBot", "connect_command"]
 
 log = logging.getLogger("bots.connect")
 
@@ -39,13 +39,23 @@ RETRY_S = (0.05, 0.2, 0.5, 1.0, 2.0)  # waits between attempts to reconnect, the
 LINE_MAX = 1 << 16
 
 
-class Connection:
-    """One bot connected to the league: ``run`` until ``stop`` (or for ever)."""
+class GameBot(Protocol):
+    """What plays one game's messages (and a series' next games): the local program, or anything else."""
 
-    def __init__(self, url: str, token: str, code_dir: Path) -> None:
+    def handle(self, message: dict[str, Any]) -> bytes | None:
+        """The reply line to a message that asks for one (None if there is none)."""
+
+    def close(self) -> None: ...
+
+
+class Connection:
+    """One bot connected to the league: ``run`` until ``stop`` (or for ever). ``new_bot`` makes what plays each
+    announced game (``LocalBot``: the author's program)."""
+
+    def __init__(self, url: str, token: str, new_bot: Callable[[], GameBot]) -> None:
         self.url = url.rstrip("/")
         self.token = token
-        self.code_dir = code_dir
+        self.new_bot = new_bot
         self.stopping = threading.Event()
         self.games: dict[str, threading.Thread] = {}
         self.last_event = ""
@@ -102,7 +112,7 @@ class Connection:
         self.stopping.set()
 
     def _play(self, channel: str) -> None:
-        bot = _LocalBot(self.code_dir)
+        bot = self.new_bot()
         seq, attempt = 0, 0
         try:
             while not self.stopping.is_set():
@@ -140,7 +150,7 @@ class Connection:
                 self._retrying(attempt)
 
 
-class _LocalBot:
+class LocalBot:
     """The bot program, started on the first ``start`` (and again for a series' next game if it exited after
     ``end``, as a bot of one game per process does); its stderr goes to ours."""
 
@@ -229,7 +239,8 @@ def connect_command(url: str, token: str, bot: str) -> int:
     if seat.code_dir is None:
         raise UsageError(f"{bot}: connect plays a bot program (a .py, a .zip or a directory)")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    connection = Connection(url, token, seat.code_dir)
+    code_dir = seat.code_dir
+    connection = Connection(url, token, lambda: LocalBot(code_dir))
     try:
         connection.run()
     except KeyboardInterrupt:

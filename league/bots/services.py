@@ -21,6 +21,7 @@ from league.core.errors import (
     BadUpload,
     DuplicateBotName,
     NotOwner,
+    RemoteBotHasNoCode,
     TooManyBots,
     UnknownGame,
     UploadsRateLimited,
@@ -75,7 +76,7 @@ def do_create_remote_bot(owner: User, game: str, name: str, description: str = "
         with transaction.atomic():
             _lock_user(owner)
             _check_fair_use(owner)
-            bot = Bot.objects.create(owner=owner, game=game, name=name, description=description)
+            bot = Bot.objects.create(owner=owner, game=game, name=name, description=description, is_remote=True)
             Rating.objects.create(bot=bot)
             BotVersion.objects.create(
                 bot=bot, number=1, remote=True, language="remote", enqueued_at=AWAITING_CONNECTION
@@ -86,7 +87,10 @@ def do_create_remote_bot(owner: User, game: str, name: str, description: str = "
 
 
 def do_add_version(bot: Bot, data: bytes, filename: str) -> BotVersion:
-    """Upload new code for ``bot``; the ladder keeps playing the previous ready version until this one is ready."""
+    """Upload new code for ``bot``; the ladder keeps playing the previous ready version until this one is ready. A
+    remote bot has no code: its owner changes the program on their own machine."""
+    if bot.is_remote:
+        raise RemoteBotHasNoCode(bot=str(bot))
     require_verified_email(bot.owner)
     _check_fair_use(bot.owner, bot)
     package = _package(data, filename)

@@ -798,6 +798,12 @@ class NotRemoteBot(ServiceError):
     bot: str
 
 
+class RemoteBotHasNoCode(ServiceError):
+    code = ErrorCode.INVALID
+    template = "{bot} is a remote bot: it plays from its owner's machine and has no code to upload"
+    bot: str
+
+
 class NoSuchChannel(ServiceError):
     code = ErrorCode.NOT_FOUND
     template = "no game of this bot has the channel {channel!s:.40}"

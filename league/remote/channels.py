@@ -1,11 +1,11 @@
 """The worker's and the scheduler's side of remote seats (docs/remote.md): a seat's channel opened and announced on
-the bot's event stream, and whether a remote bot is online. Key names: ``bots.remote``."""
+the bot's event stream (whether a bot is online: league/bots/presence.py). Key names: ``bots.remote``."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from functools import cache
+from typing import cast
 
 import redis
 from django.conf import settings
@@ -13,7 +13,7 @@ from django.conf import settings
 from bots import remote
 from bots.results import RemoteChannel
 
-__all__ = ["RemoteUnavailable", "online", "open_channel"]
+__all__ = ["RemoteUnavailable", "drops_since", "open_channel"]
 
 _TIMEOUT_S = 2.0
 
@@ -47,14 +47,7 @@ def open_channel(bot_id: int, game: str, what: str) -> RemoteChannel:
     return RemoteChannel(redis_url=url, channel=channel)
 
 
-def online(bot_ids: Iterable[int]) -> set[int]:
-    """Which of these remote bots have a live connection now (none without Redis)."""
-    ids = list(bot_ids)
-    if not ids or not settings.REDIS_URL:
-        return set()
+def drops_since(bot_id: int, since: float) -> int:
+    """How many times the bot's connection ended since the Unix time ``since`` (the last hour at most)."""
     _, client = _redis()
-    with client.pipeline(transaction=False) as pipe:
-        for bot_id in ids:
-            pipe.exists(remote.conn_key(bot_id))
-        found = pipe.execute()
-    return {bot_id for bot_id, there in zip(ids, found, strict=True) if there}
+    return cast(int, client.zcount(remote.drops_key(bot_id), since, "+inf"))

@@ -111,9 +111,17 @@ async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterato
                 event["id"] = last
                 yield json.dumps(event, separators=(",", ":")).encode() + b"\n"
     finally:
-        # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile.
+        # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile (then it
+        # was not a drop either). A drop is counted for the pause of a bot that keeps dropping (services).
         if (await client.get(presence)) == conn.encode():
-            await client.delete(presence)
+            now = time.time()
+            drops = remote.drops_key(bot_id)
+            async with client.pipeline(transaction=True) as pipe:
+                pipe.delete(presence)
+                pipe.zadd(drops, {uuid.uuid4().hex: now})
+                pipe.zremrangebyscore(drops, 0, now - 3600)
+                pipe.expire(drops, 3600)
+                await pipe.execute()
 
 
 async def message_lines(channel: str, after: int) -> AsyncIterator[bytes]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -12,7 +13,8 @@ from django.utils import timezone
 from league.bots.models import Bot, BotVersion
 from league.bots.services import AWAITING_CONNECTION
 from league.core import outbox
-from league.core.errors import NotOwner, NotRemoteBot, RemoteTokenInvalid
+from league.core.errors import HOUR, NotOwner, NotRemoteBot, RemoteTokenInvalid
+from league.remote.channels import drops_since
 from league.remote.models import RemoteToken
 
 __all__ = [
@@ -61,8 +63,9 @@ def authenticate(key: str) -> int:
 
 
 def do_connected(bot_id: int) -> bool:
-    """The bot connected: its remote version waiting for a connection is due for its smoke game now, once (True
-    when sent now)."""
+    """The bot connected: a bot that keeps dropping its connection is paused (as a faulty one is), and its remote
+    version waiting for a connection is due for its smoke game now, once (True when sent now)."""
+    _pause_if_dropping(bot_id)
     waiting = BotVersion.objects.filter(
         bot_id=bot_id, remote=True, status=BotVersion.Status.PENDING, enqueued_at=AWAITING_CONNECTION
     )
@@ -73,6 +76,25 @@ def do_connected(bot_id: int) -> bool:
         BotVersion.objects.filter(pk=version_id).update(enqueued_at=timezone.now())
         outbox.enqueue(outbox.VALIDATE_VERSION_TASK, version_id)
     return True
+
+
+def _pause_if_dropping(bot_id: int) -> None:
+    """More than REMOTE_DROPS_PER_HOUR dropped connections in the last hour (since its owner last resumed it)
+    pause the bot until its owner resumes it."""
+    bot = Bot.objects.only("paused_at", "fault_window_start").get(pk=bot_id)
+    if bot.paused_at is not None:
+        return
+    now = timezone.now()
+    since = max(now - HOUR, bot.fault_window_start or now - HOUR)
+    drops = drops_since(bot_id, since.timestamp())
+    limit = int(settings.REMOTE_DROPS_PER_HOUR)
+    if drops <= limit:
+        return
+    reason = (
+        f"Paused automatically: its connection dropped {drops} times in the last hour; more than {limit} pauses a "
+        "remote bot, as faults do. Check its network and resume it from its page."
+    )
+    Bot.objects.filter(pk=bot_id, paused_at__isnull=True).update(paused_at=now, paused_reason=reason)
 
 
 def _check_remote(bot: Bot, user: AbstractBaseUser) -> None:
