@@ -27,12 +27,15 @@ __all__ = [
     "new_channel_id",
     "outbox_key",
     "pending_key",
+    "rate_key",
     "seq_of",
     "stream_id",
+    "token_key",
 ]
 
 PREFIX = "parlour:remote:"  # every key of remote seats starts so
 CHANNEL_TTL_S = 24 * 3600  # a channel's keys outlive any match (a series' lease is minutes)
+TOKEN_TTL_S = 60  # a live token is checked against the database at least this often (an owner's account closed)
 PRESENCE_TTL_S = 30  # the connection key lapses this long after the event stream's last heartbeat
 EVENTS_MAXLEN = 200  # a bot's announced games kept for a client that reconnects
 CLOSED = "closed"  # the outbox entry's field that ends a channel: the runner is done with the seat
@@ -63,6 +66,17 @@ def answered_key(channel: str) -> str:
 def channel_bot_key(channel: str) -> str:
     """The bot whose seat the channel is: the web side serves a channel only to that bot's token."""
     return f"{PREFIX}ch:{channel}:bot"
+
+
+def token_key(key_hash: str) -> str:
+    """A live token's bot, remembered for TOKEN_TTL_S so that a reply costs no database query (deleted when the
+    token is revoked)."""
+    return f"{PREFIX}token:{key_hash}"
+
+
+def rate_key(key_hash: str, second: int) -> str:
+    """A token's requests in one second."""
+    return f"{PREFIX}rate:{key_hash}:{second}"
 
 
 def events_key(bot_id: int) -> str:

@@ -11,6 +11,7 @@ message is lost or read twice (docs/remote.md). Standard library only.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import logging
 import os
@@ -37,6 +38,7 @@ log = logging.getLogger("bots.connect")
 STREAM_READ_S = 60.0  # the server sends a heartbeat line well within this: silence this long is a dead connection
 RETRY_S = (0.05, 0.2, 0.5, 1.0, 2.0)  # waits between attempts to reconnect, the last one repeated
 LINE_MAX = 1 << 16
+THROTTLED_WAIT_S = 0.05  # a reply refused for the token's rate (429) is sent again this much later
 
 
 class GameBot(Protocol):
@@ -113,6 +115,7 @@ class Connection:
 
     def _play(self, channel: str) -> None:
         bot = self.new_bot()
+        replies = _Replies(self.url, self.token)
         seq, attempt = 0, 0
         try:
             while not self.stopping.is_set():
@@ -124,7 +127,7 @@ class Connection:
                         seq = int(item["seq"])
                         reply = bot.handle(item["message"])
                         if reply is not None:
-                            self._reply(channel, seq, reply)
+                            self._reply(replies, channel, seq, reply)
                     return  # the server ended the stream: the channel is over
                 except urllib.error.HTTPError as exc:
                     if exc.code in (403, 404, 410):
@@ -136,18 +139,61 @@ class Connection:
                 attempt += 1
         finally:
             bot.close()
+            replies.close()
 
-    def _reply(self, channel: str, seq: int, line: bytes) -> None:
+    def _reply(self, replies: _Replies, channel: str, seq: int, line: bytes) -> None:
         """Post the reply to request ``seq`` until the server has it (a retry of a reply it took is harmless)."""
         for attempt in range(len(RETRY_S) * 4):
             try:
-                with self._open(f"/api/remote/channels/{channel}/replies/{seq}/", line, timeout=10):
-                    return
-            except urllib.error.HTTPError as exc:
-                log.info("game %s: reply to %s refused: %s %s", channel[:6], seq, exc.code, exc.read()[:300])
-                return  # too late, or not a reply the server can take: the server's clock has decided
+                status, body = replies.post(f"/api/remote/channels/{channel}/replies/{seq}/", line)
             except OSError:
                 self._retrying(attempt)
+                continue
+            if status == 429:  # over the token's rate: this second's budget is spent, the next one comes soon
+                self.stopping.wait(THROTTLED_WAIT_S)
+                continue
+            if status < 500:
+                if status != 200:  # too late, or not a reply the server can take: the server's clock has decided
+                    log.info("game %s: reply to %s refused: %s %s", channel[:6], seq, status, body[:300])
+                return
+            self._retrying(attempt)
+
+
+class _Replies:
+    """One game's replies over one kept-alive HTTP connection (opened again after a failure): a reply costs no new
+    connection."""
+
+    def __init__(self, url: str, token: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.secure = parts.scheme == "https"
+        self.host, self.port, self.base = parts.hostname or "localhost", parts.port, parts.path.rstrip("/")
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/x-ndjson"}
+        self.conn: http.client.HTTPConnection | None = None
+
+    def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        """The answer's status and body; OSError when the server cannot be reached (twice)."""
+        try:
+            return self._send(path, body)
+        except (OSError, http.client.HTTPException):
+            self.close()  # a kept connection the server closed meanwhile: once more on a new one
+        try:
+            return self._send(path, body)
+        except (OSError, http.client.HTTPException) as exc:
+            self.close()
+            raise OSError(str(exc)) from None
+
+    def _send(self, path: str, body: bytes) -> tuple[int, bytes]:
+        if self.conn is None:
+            kind = http.client.HTTPSConnection if self.secure else http.client.HTTPConnection
+            self.conn = kind(self.host, self.port, timeout=10)
+        self.conn.request("POST", self.base + path, body=body, headers=self.headers)
+        response = self.conn.getresponse()
+        return response.status, response.read()
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
 
 class LocalBot:

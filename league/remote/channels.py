@@ -13,7 +13,7 @@ from django.conf import settings
 from bots import remote
 from bots.results import RemoteChannel
 
-__all__ = ["RemoteUnavailable", "drops_since", "open_channel"]
+__all__ = ["RemoteUnavailable", "drops_since", "forget_tokens", "open_channel", "remember_token"]
 
 _TIMEOUT_S = 2.0
 
@@ -51,3 +51,15 @@ def drops_since(bot_id: int, since: float) -> int:
     """How many times the bot's connection ended since the Unix time ``since`` (the last hour at most)."""
     _, client = _redis()
     return cast(int, client.zcount(remote.drops_key(bot_id), since, "+inf"))
+
+
+def remember_token(key_hash: str, bot_id: int) -> None:
+    """A token just checked against the database: the web side trusts it for TOKEN_TTL_S without asking again."""
+    if settings.REDIS_URL:
+        _redis()[1].set(remote.token_key(key_hash), bot_id, ex=remote.TOKEN_TTL_S)
+
+
+def forget_tokens(key_hashes: list[str]) -> None:
+    """Revoked tokens: refused from the next request on."""
+    if settings.REDIS_URL and key_hashes:
+        _redis()[1].delete(*[remote.token_key(key_hash) for key_hash in key_hashes])

@@ -10,6 +10,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import redis.asyncio
 from django.conf import settings
@@ -19,12 +20,12 @@ from bots import remote
 
 __all__ = [
     "HEARTBEAT_S",
+    "CheckIn",
     "accept_reply",
-    "bot_of_channel",
+    "check_in",
     "event_lines",
     "message_lines",
     "take_connection",
-    "within_rate",
 ]
 
 HEARTBEAT_S = 10.0  # a stream says something at least this often (a silent connection is known dead by the client)
@@ -66,19 +67,33 @@ def _redis() -> redis.asyncio.Redis:
     return _loop_client()[0]
 
 
-async def within_rate(bot_id: int, per_second: int) -> bool:
-    """Count one request of ``bot_id``'s token; False past ``per_second`` in the current second."""
-    key = f"{remote.PREFIX}bot:{bot_id}:rate:{int(time.time())}"
-    async with _redis().pipeline(transaction=True) as pipe:
-        pipe.incr(key)
-        pipe.expire(key, 2)
-        count, _ = await pipe.execute()
-    return int(count) <= per_second
+@dataclass(frozen=True)
+class CheckIn:
+    """What one round trip to Redis tells about a request: its token's bot if the token is known live (None: ask
+    the database), the token's requests this second, and the bot whose seat the channel is (None: no channel)."""
+
+    bot: int | None
+    requests: int
+    channel_bot: int | None
 
 
-async def bot_of_channel(channel: str) -> int | None:
-    found = await _redis().get(remote.channel_bot_key(channel))
-    return int(found) if found is not None else None
+async def check_in(key_hash: str, channel: str | None) -> CheckIn:
+    """Count one request of the token ``key_hash`` and read what the request needs, in one round trip."""
+    rate = remote.rate_key(key_hash, int(time.time()))
+    async with _redis().pipeline(transaction=False) as pipe:
+        pipe.get(remote.token_key(key_hash))
+        pipe.incr(rate)
+        pipe.expire(rate, 2)
+        if channel is not None:
+            pipe.get(remote.channel_bot_key(channel))
+        found = await pipe.execute()
+    bot, count = found[0], found[1]
+    owner = found[3] if channel is not None else None
+    return CheckIn(
+        bot=int(bot) if bot is not None else None,
+        requests=int(count),
+        channel_bot=int(owner) if owner is not None else None,
+    )
 
 
 async def take_connection(bot_id: int) -> str:

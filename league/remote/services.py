@@ -14,7 +14,7 @@ from league.bots.models import Bot, BotVersion
 from league.bots.services import AWAITING_CONNECTION
 from league.core import outbox
 from league.core.errors import HOUR, NotOwner, NotRemoteBot, RemoteTokenInvalid
-from league.remote.channels import drops_since
+from league.remote.channels import drops_since, forget_tokens, remember_token
 from league.remote.models import RemoteToken
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 KEY_PREFIX = "prb_"
+KEY_MAX_CHARS = 100
 
 
 def hash_key(key: str) -> str:
@@ -37,7 +38,7 @@ def do_issue_remote_token(bot: Bot, user: AbstractBaseUser) -> tuple[RemoteToken
     _check_remote(bot, user)
     key = KEY_PREFIX + secrets.token_urlsafe(30)
     with transaction.atomic():
-        RemoteToken.objects.filter(bot=bot, revoked__isnull=True).update(revoked=timezone.now())
+        _revoke(bot)
         token = RemoteToken.objects.create(bot=bot, prefix=key[:10], key_hash=hash_key(key))
     return token, key
 
@@ -45,12 +46,21 @@ def do_issue_remote_token(bot: Bot, user: AbstractBaseUser) -> tuple[RemoteToken
 def do_revoke_remote_token(bot: Bot, user: AbstractBaseUser) -> int:
     """Revoke the bot's tokens: its connection is refused from its next request on. How many were live."""
     _check_remote(bot, user)
-    return RemoteToken.objects.filter(bot=bot, revoked__isnull=True).update(revoked=timezone.now())
+    return _revoke(bot)
+
+
+def _revoke(bot: Bot) -> int:
+    live = RemoteToken.objects.filter(bot=bot, revoked__isnull=True)
+    hashes = list(live.values_list("key_hash", flat=True))
+    revoked = live.update(revoked=timezone.now())
+    # Once committed: a request before the commit would read the token still live and remember it again.
+    transaction.on_commit(lambda: forget_tokens(hashes))
+    return revoked
 
 
 def authenticate(key: str) -> int:
     """The bot a live token belongs to; ``RemoteTokenInvalid`` otherwise."""
-    if not key.startswith(KEY_PREFIX) or len(key) > 100:
+    if not key.startswith(KEY_PREFIX) or len(key) > KEY_MAX_CHARS:
         raise RemoteTokenInvalid()
     bot_id = (
         RemoteToken.objects.filter(key_hash=hash_key(key), revoked__isnull=True, bot__owner__is_active=True)
@@ -59,6 +69,7 @@ def authenticate(key: str) -> int:
     )
     if bot_id is None:
         raise RemoteTokenInvalid()
+    remember_token(hash_key(key), bot_id)
     return int(bot_id)
 
 
