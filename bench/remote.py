@@ -4,9 +4,11 @@
     .venv/bin/python bench/remote.py [--quick] [--decision-games 20] [--drop-games 200] [--drops 20] [--crowd 50]
 
 1. **Overhead**: the same bot (the Love Letter example, a Python program) plays against the built-in random player,
-   as a remote seat (connected through the site) and sandboxed (bwrap), alternating game by game in one run. Per
-   decision (the runner's own measure, `ms` in the replay) and per game (the match's wall time): p50 and p95 of each,
-   and the remote seat's overhead. Goal: the remote seat's p95 per decision within 15 ms.
+   sandboxed (bwrap) and as a remote seat connected through the site, alternating game by game in one run; the site
+   twice: as parlour/asgi.py serves it (a reply through Django's handler and middleware) and with the direct route
+   for replies in front (``league.remote.views.with_remote_replies``, bench/remote_asgi.py). Per decision (the
+   runner's own measure, `ms` in the replay) and per game (the match's wall time): p50 and p95 of each, and the
+   remote seat's p95 over the sandboxed one's. Goal: the remote seat's p95 per decision within 15 ms.
 2. **Drops**: DROP_GAMES rated matches (ladder matches, recorded and rated by a worker) of a remote bot against the
    built-in random player while its connection is dropped DROPS times at random (a message stream closed before its
    message is handled). Figures: games finished, the remote seat's faults (any is a failure: none is the bot's
@@ -17,9 +19,10 @@
    four pages (home, a leaderboard, a remote bot's page, the match list) one after another. Figures: the pages' p99
    before the bots connect and while they play, games finished.
 
-Last line: ``remote: decision_p95_ms <X> overhead_p95_ms <Y> drops <N> resumed <M> max_resume_ms <Z> crowd <C>
-page_p99_ms <P>``. Needs PostgreSQL on 127.0.0.1:5432 and Redis (bin/services). Redis db: BENCH_REDIS_URL (default
-db 7 here, this bench's own). Client, server and workers share the machine.
+Parts 2 and 3 run on the site as parlour/asgi.py serves it. Last line: ``remote: decision_p95_ms <X> (the direct
+route's) overhead_p95_ms <Y> drops <N> resumed <M> max_resume_ms <Z> crowd <C> crowd_games <G> page_p99_ms <P>``.
+Needs PostgreSQL on 127.0.0.1:5432 and Redis (bin/services). Redis db: BENCH_REDIS_URL (default db 7 here, this
+bench's own). Client, server and workers share the machine.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def _free_port() -> int:
 class Server:
     """uvicorn on the throwaway database, as `make serve` runs it (static files collected: DEBUG is off)."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, app: str = "parlour.asgi:application") -> None:
         env = {**os.environ, **infra.environment(DB_NAME), "LOG_LEVEL": "WARNING", "API_THROTTLE_ANON": "100000/min"}
         static = log_dir / "static"
         env["STATIC_ROOT"] = str(static)
@@ -67,7 +70,7 @@ class Server:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"uvicorn-{self.port}.log"
-        command = [sys.executable, "-m", "uvicorn", "parlour.asgi:application", "--host", "127.0.0.1"]
+        command = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1"]
         command += ["--port", str(self.port), "--no-access-log", "--no-proxy-headers"]
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
@@ -181,7 +184,9 @@ def _wait_finished(match_ids: list[int], seconds: float) -> int:
 # ----- 1. overhead -------------------------------------------------------------------------------------------------
 
 
-def overhead(server: Server, owner: Any, games: int, results: str | None) -> tuple[float, float]:
+def overhead(servers: dict[str, Server], owner: Any, games: int, results: str | None) -> tuple[float, float]:
+    """``servers``: the site as parlour/asgi.py serves it ("django") and with the direct route for replies in front
+    ("direct"); each has a remote bot of its own."""
     from bots.authoring.connect import Connection, LocalBot
     from bots.results import BotSeat
     from bots.runner import play_match
@@ -189,49 +194,56 @@ def overhead(server: Server, owner: Any, games: int, results: str | None) -> tup
     from league.remote.channels import open_channel
 
     code = registry.example_dir(GAME)
-    bot, key = _remote_bot(owner, "overhead")
-    connection = Connection(server.url, key, lambda: LocalBot(code))
-    _run(connection)
-    _wait_online([bot.pk])
+    connections, remote_bots = [], {}
+    for kind, server in servers.items():
+        bot, key = _remote_bot(owner, f"overhead-{kind}")
+        remote_bots[kind] = bot
+        connections.append(Connection(server.url, key, lambda: LocalBot(code)))
+        _run(connections[-1])
+    _wait_online([bot.pk for bot in remote_bots.values()])
     rival = BotSeat("builtin:random", builtin="random")
-    decisions: dict[str, list[float]] = {"remote": [], "sandboxed": []}
-    walls: dict[str, list[float]] = {"remote": [], "sandboxed": []}
-    for index in range(games * 2):
-        kind = "remote" if index % 2 == 0 else "sandboxed"
-        seed = 1000 + index // 2  # the same deal for both kinds
-        if kind == "remote":
+    kinds = ["sandboxed", *(f"remote ({kind})" for kind in servers)]
+    decisions: dict[str, list[float]] = {kind: [] for kind in kinds}
+    walls: dict[str, list[float]] = {kind: [] for kind in kinds}
+    for index in range(games * len(kinds)):
+        kind = kinds[index % len(kinds)]
+        seed = 1000 + index // len(kinds)  # the same deal for every kind
+        if kind == "sandboxed":
+            result = play_match(GAME, [BotSeat("sandboxed", code_dir=code), rival], seed=seed, sandbox="bwrap")
+        else:
+            bot = remote_bots[kind.split("(")[1].rstrip(")")]
             seat = BotSeat("remote", remote=open_channel(bot.pk, GAME, f"overhead {index}"))
             result = play_match(GAME, [seat, rival], seed=seed, sandbox="none")
-        else:
-            result = play_match(GAME, [BotSeat("sandboxed", code_dir=code), rival], seed=seed, sandbox="bwrap")
         if result.seats[0].fault is not None:
             raise SystemExit(f"{kind} game {index}: {result.seats[0].fault}")
         decisions[kind] += [m["ms"] for m in result.replay["moves"] if m["seat"] == 0 and not m["auto"]]
         walls[kind].append(float(result.wall_ms))
-    connection.stop()
-    rows = []
-    for kind in ("sandboxed", "remote"):
-        rows.append(
-            [
-                kind,
-                len(walls[kind]),
-                len(decisions[kind]),
-                quantile(decisions[kind], 0.5),
-                quantile(decisions[kind], 0.95),
-                quantile(walls[kind], 0.5),
-                quantile(walls[kind], 0.95),
-            ]
-        )
-    heads = ["seat", "games", "decisions", "decision p50 ms", "decision p95 ms", "game p50 ms", "game p95 ms"]
+    for connection in connections:
+        connection.stop()
+    base = decisions["sandboxed"]
+    rows = [
+        [
+            kind,
+            len(walls[kind]),
+            len(decisions[kind]),
+            quantile(decisions[kind], 0.5),
+            quantile(decisions[kind], 0.95),
+            quantile(decisions[kind], 0.95) - quantile(base, 0.95),
+            quantile(walls[kind], 0.5),
+            quantile(walls[kind], 0.95),
+        ]
+        for kind in kinds
+    ]
+    heads = ["seat", "games", "decisions", "decision p50 ms", "p95 ms", "p95 over sandboxed", "game p50 ms", "p95 ms"]
     print(table(rows, heads))
-    p95 = quantile(decisions["remote"], 0.95)
-    p50_extra = quantile(decisions["remote"], 0.5) - quantile(decisions["sandboxed"], 0.5)
-    game_ratio = quantile(walls["remote"], 0.5) / quantile(walls["sandboxed"], 0.5)
-    extra = p95 - quantile(decisions["sandboxed"], 0.95)
-    print(f"remote seat's overhead per decision: p50 {p50_extra:+.2f} ms, p95 {extra:+.2f} ms")
-    record(results, "remote", "decision p95 (remote seat)", round(p95, 2), "ms", "goal ≤ 15 ms")
-    record(results, "remote", "decision p95 overhead vs sandboxed", round(extra, 2), "ms")
-    record(results, "remote", "game p50 remote / sandboxed", round(game_ratio, 2), "x")
+    shipped = "remote (direct)" if "direct" in servers else kinds[-1]
+    p95 = quantile(decisions[shipped], 0.95)
+    extra = p95 - quantile(base, 0.95)
+    for kind in kinds[1:]:
+        note = "goal ≤ 15 ms"
+        record(results, "remote", f"decision p95, {kind}", round(quantile(decisions[kind], 0.95), 2), "ms", note)
+        ratio = quantile(walls[kind], 0.5) / quantile(walls["sandboxed"], 0.5)
+        record(results, "remote", f"game p50, {kind} / sandboxed", round(ratio, 2), "x")
     return p95, extra
 
 
@@ -367,9 +379,11 @@ def main() -> None:
     log_dir = ROOT / "var" / "bench" / "logs" / "remote"
     log_dir.mkdir(parents=True, exist_ok=True)
     server = Server(log_dir)
+    direct = Server(log_dir, "bench.remote_asgi:application")
     try:
         print("\n1. a remote seat on loopback vs the same bot sandboxed, alternating", flush=True)
-        p95, extra = overhead(server, owner, args.decision_games, args.results)
+        p95, extra = overhead({"django": server, "direct": direct}, owner, args.decision_games, args.results)
+        direct.stop()
         with infra.worker(DB_NAME, args.workers, log_dir):
             print(f"\n2. {args.drop_games} rated games, the connection dropped {args.drops} times", flush=True)
             dropped, resumed, worst = drops(server, owner, args.drop_games, args.drops, args.results)
@@ -377,6 +391,7 @@ def main() -> None:
             crowd_finished, page_p99 = crowd(server, args.crowd, args.crowd_games, args.page_rounds, args.results)
     finally:
         server.stop()
+        direct.stop()
         infra.drop_database(DB_NAME)
     print(
         f"remote: decision_p95_ms {p95:.2f} overhead_p95_ms {extra:.2f} drops {dropped} resumed {resumed} "

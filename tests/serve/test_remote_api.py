@@ -26,6 +26,8 @@ from tests.bots.remote_helpers import first_legal
 from tests.serve.conftest import Server
 
 RANDOM = BotSeat("builtin:random", builtin="random")
+# The site as parlour/asgi.py serves it, and with the direct route for replies in front (league/remote/views.py).
+APPS = ["tests.serve.counting_asgi:application", "tests.serve.remote_asgi:application"]
 
 
 @pytest.fixture
@@ -96,8 +98,11 @@ def _play_over_http(server: Server, key: str, channel: str, drop: Callable[[int]
                 handled.append(seq)
 
 
-def test_a_seat_played_over_http_resumes_after_every_drop_without_losing_a_message(asgi_server, clean_redis) -> None:
-    server = asgi_server()
+@pytest.mark.parametrize("app", APPS, ids=["django", "direct"])
+def test_a_seat_played_over_http_resumes_after_every_drop_without_losing_a_message(
+    asgi_server, clean_redis, app: str
+) -> None:
+    server = asgi_server(app=app)
     bot, key = _remote_bot("resumer")
     played = _Played(bot)
     played.start()
@@ -108,8 +113,9 @@ def test_a_seat_played_over_http_resumes_after_every_drop_without_losing_a_messa
     assert len(handled) >= 6
 
 
-def test_a_reply_is_taken_once_and_a_late_or_foreign_one_never(asgi_server, clean_redis) -> None:
-    server = asgi_server()
+@pytest.mark.parametrize("app", APPS, ids=["django", "direct"])
+def test_a_reply_is_taken_once_and_a_late_or_foreign_one_never(asgi_server, clean_redis, app: str) -> None:
+    server = asgi_server(app=app)
     bot, key = _remote_bot("once")
     _, other_key = _remote_bot("other")
     played = _Played(bot, limits=Limits.for_game("love_letter", startup_ms=3000))
@@ -136,8 +142,9 @@ def test_a_reply_is_taken_once_and_a_late_or_foreign_one_never(asgi_server, clea
     assert late.status_code == 409
 
 
-def test_every_refusal_is_a_4xx_in_the_error_shape(asgi_server, clean_redis) -> None:
-    server = asgi_server(REMOTE_REQUESTS_PER_SECOND="20")
+@pytest.mark.parametrize("app", APPS, ids=["django", "direct"])
+def test_every_refusal_is_a_4xx_in_the_error_shape(asgi_server, clean_redis, app: str) -> None:
+    server = asgi_server(app=app, REMOTE_REQUESTS_PER_SECOND="20")
     bot, key = _remote_bot("careful")
     played = _Played(bot, limits=Limits.for_game("love_letter", startup_ms=3000))
     played.start()
