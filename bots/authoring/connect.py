@@ -280,6 +280,8 @@ def _read(fd: int) -> bytes | None:
 
 def connect_command(url: str, token: str, bot: str) -> int:
     """``python -m bots connect``: run until interrupted. Exit status 2 for a bad bot path."""
+    if bot.startswith("builtin:"):
+        raise UsageError(f"{bot}: connect plays a bot program (a .py, a .zip or a directory), not a built-in player")
     workdir = Path(tempfile.mkdtemp(prefix="parlour-connect-"))
     seat = parse_seat("", bot, workdir)
     if seat.code_dir is None:

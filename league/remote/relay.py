@@ -29,7 +29,10 @@ __all__ = [
 ]
 
 HEARTBEAT_S = 10.0  # a stream says something at least this often (a silent connection is known dead by the client)
-EVENTS_BACK_MS = 120_000  # a new connection without ``after`` is told the games announced in the last two minutes
+EVENTS_BACK_MS = 120_000
+# A channel silent this long is over for its reader: longer than any wait inside a game (a person's clock at a table
+# is minutes), short enough that a client does not follow a dead runner's channel for ever.
+CHANNEL_IDLE_S = 900.0  # a new connection without ``after`` is told the games announced in the last two minutes
 PING = b'{"ping":true}\n'
 ACCEPTED, DUPLICATE, STALE = 1, 2, 0
 
@@ -145,11 +148,18 @@ async def message_lines(channel: str, after: int) -> AsyncIterator[bytes]:
     client = _redis()
     key = remote.outbox_key(channel)
     last = remote.stream_id(after)
+    heard = time.monotonic()
     while True:
         found = await client.xread({key: last}, count=100, block=int(HEARTBEAT_S * 1000))
         if not found:
+            if time.monotonic() - heard > CHANNEL_IDLE_S:
+                # Its runner is gone without closing it (a worker killed mid-game): the lease sweeper plays the game
+                # again on a new channel, announced anew. This one is over for the client.
+                yield b'{"seq":%d,"closed":true}\n' % remote.seq_of(last)
+                return
             yield PING
             continue
+        heard = time.monotonic()
         for entry_id, fields in found[0][1]:
             last = entry_id.decode()
             seq = remote.seq_of(last)
