@@ -13,7 +13,7 @@ from typing import Any
 from bots.text import DETAIL_MAX_CHARS, clean_text
 from games.base import Outcome
 
-__all__ = ["BotSeat", "Fault", "FaultCause", "MatchResult", "SeatResult"]
+__all__ = ["BotSeat", "Fault", "FaultCause", "MatchResult", "RemoteChannel", "SeatResult"]
 
 
 class FaultCause(StrEnum):
@@ -62,16 +62,27 @@ class Fault:
 
 
 @dataclass(frozen=True)
+class RemoteChannel:
+    """Where a remote bot's seat is played (docs/remote.md): the Redis holding the channel, and the channel's id
+    (key names: ``bots.remote``)."""
+
+    redis_url: str
+    channel: str
+
+
+@dataclass(frozen=True)
 class BotSeat:
-    """Who sits in one seat: a built-in player of the game, or an unpacked bot directory (main.py or bot.toml)."""
+    """Who sits in one seat: a built-in player of the game, an unpacked bot directory (main.py or bot.toml), or a
+    remote bot reached through a channel."""
 
     label: str
     builtin: str | None = None
     code_dir: Path | None = None
+    remote: RemoteChannel | None = None
 
     def __post_init__(self) -> None:
-        if (self.builtin is None) == (self.code_dir is None):
-            raise ValueError(f"seat {self.label!r} needs exactly one of builtin and code_dir")
+        if [self.builtin, self.code_dir, self.remote].count(None) != 2:
+            raise ValueError(f"seat {self.label!r} needs exactly one of builtin, code_dir and remote")
 
 
 @dataclass

@@ -20,6 +20,7 @@ from league.ratings.models import (
     RatingChange,
     RatingFit,
 )
+from league.remote.models import RemoteToken
 from league.tables.models import Table
 from league.tournaments.models import Entry, Round, Tournament
 
@@ -39,6 +40,7 @@ __all__ = [
     "Rating",
     "RatingChange",
     "RatingFit",
+    "RemoteToken",
     "Round",
     "Seat",
     "Table",

@@ -415,6 +415,12 @@ STREAM_MAX_OPEN = env_int("STREAM_MAX_OPEN", 2000, minimum=1)
 STREAM_MAX_PER_ADDRESS = env_int("STREAM_MAX_PER_ADDRESS", 16, minimum=1)
 STREAM_POLL_MS = env_int("STREAM_POLL_MS", 1000 if REDIS_URL else 100, minimum=10)
 STREAM_SEND_TIMEOUT_SECONDS = env_int("STREAM_SEND_TIMEOUT_SECONDS", 10, minimum=1)
+# Remote bots (docs/remote.md): requests a second per bot token (its replies and streams opened: a bot in several
+# games at once answers hundreds of moves a second), the largest reply
+# (one protocol line), and the dropped connections in an hour that pause a bot as faults do.
+REMOTE_REQUESTS_PER_SECOND = env_int("REMOTE_REQUESTS_PER_SECOND", 500, minimum=1)
+REMOTE_REPLY_MAX_BYTES = env_int("REMOTE_REPLY_MAX_BYTES", 64 * 1024, minimum=1024)
+REMOTE_DROPS_PER_HOUR = env_int("REMOTE_DROPS_PER_HOUR", 30, minimum=1)
 # PostgreSQL connections each web process keeps in its pool (parlour/asgi.py): a page or a live stream's read borrows
 # one instead of opening its own (a new connection is a new PostgreSQL backend process). The workers keep
 # CONN_MAX_AGE.

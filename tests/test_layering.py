@@ -263,7 +263,19 @@ def test_the_results_the_league_records_are_plain_data() -> None:
 # A feature may use the features before it in this order, never one after it; a later feature acts on an earlier
 # one's events through signals that league/apps.py connects. Models are the exception: one Django app, one schema, so
 # any feature may read any feature's models (league/<feature>/models.py), core excepted.
-FEATURE_ORDER = ("core", "accounts", "ratings", "play", "bots", "ladder", "tournaments", "challenges", "tables", "live")
+FEATURE_ORDER = (
+    "core",
+    "accounts",
+    "ratings",
+    "play",
+    "bots",
+    "ladder",
+    "tournaments",
+    "challenges",
+    "tables",
+    "remote",
+    "live",
+)
 # The web layer: pages, the API and the admin. It may use every feature, and features never import it.
 WEB_FEATURES = ("authors", "site", "api")
 WEB_MODULE_NAMES = ("views", "admin", "forms", "urls")

@@ -106,5 +106,6 @@ def play_table(table_id: int) -> None:
 def _seat(seat: dict[str, Any]) -> BotSeat:
     if seat["kind"] == "person":
         return BotSeat(label=seat["label"], builtin="random")  # plays only after a forfeit (runner.table)
-    version = BotVersion.objects.only("builtin").get(pk=seat["version_id"])
-    return runner_seat(version.pk, seat["label"], version.builtin)
+    version = BotVersion.objects.select_related("bot").only("builtin", "remote", "bot__game").get(pk=seat["version_id"])
+    remote_bot = version.bot_id if version.remote else None
+    return runner_seat(version.pk, seat["label"], version.builtin, remote_bot=remote_bot, game=version.bot.game)

@@ -195,7 +195,12 @@ class _Job:
     def prepare(self) -> None:
         claimed = self.claimed
         limits = Limits.for_game(claimed.game, **claimed.time_control) if claimed.time_control else None
-        seats = [_runner_seat(seat.version_id, seat.label, seat.builtin) for seat in claimed.seats]
+        seats = [
+            _runner_seat(
+                seat.version_id, seat.label, seat.builtin, remote_bot=seat.remote_bot, game=claimed.game, what=self.what
+            )
+            for seat in claimed.seats
+        ]
         games = [SeriesGame(game.seed, dict(game.options) or None) for game in claimed.games]
         observers: list[MoveObserver | None] = list(live.series_publishers(claimed.match_ids))
         self.prepared = prepare_series(
@@ -414,7 +419,10 @@ def validate_version(self: AnyTask, version_id: int, claim_token: str | None = N
             try:
                 stored = version.archive  # (loaded with the claim: it is at hand)
                 archive = None if stored is None else functools.partial(bytes, stored)
-                seats = [_runner_seat(version.pk, version.label, version.builtin, archive)]
+                remote_bot = version.bot_id if version.remote else None
+                seats = [
+                    _runner_seat(version.pk, version.label, version.builtin, archive, remote_bot=remote_bot, game=game)
+                ]
             except PackagingError as error:  # stored before one of today's upload rules existed: the bot's fault
                 reason = f"The archive cannot be unpacked: {error}"
                 _with_database_retries(

@@ -7,6 +7,7 @@
     python -m bots view replay.json                                       # watch a replay in the browser
     python -m bots arena love_letter a/ b.py builtin:heuristic --games 20 # a round robin with a results table
     python -m bots compare old/ new/ --game love_letter                   # is new stronger? (an SPRT)
+    python -m bots connect --token T --url https://league mybot/           # play in the league from here
 
 A seat is ``builtin:<name>`` (a built-in player of the game), a ``.py`` file, a ``.zip`` archive (both unpacked the
 way uploads are) or a directory with ``main.py`` or ``bot.toml``. Exit status: 0 when the match completed (even with
@@ -65,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     view.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
     view.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
     arena.add_parsers(commands)  # arena and compare
+    connect = commands.add_parser(
+        "connect", help="play a local bot in the league as a remote bot", description="Connect a bot (docs/remote.md)."
+    )
+    connect.add_argument("bot", help="the bot: a .py file, a .zip or a directory")
+    connect.add_argument("--token", required=True, help='the bot\'s remote token (its page, "Remote token")')
+    connect.add_argument("--url", required=True, help="the league's address, e.g. https://parlour.example")
     return parser
 
 
@@ -77,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _bench(args)
         if args.command in ("arena", "compare"):
             return arena.command(args)
+        if args.command == "connect":
+            from bots.authoring.connect import connect_command
+
+            return connect_command(args.url, args.token, args.bot)
         if args.command == "view":
             from bots.authoring.viewer import view_command
 

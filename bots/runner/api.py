@@ -52,9 +52,10 @@ def prepare_match(
     state = check_request(game_id, seats, seed, options)
     limits = limits or Limits.for_game(game_id)
     backend = get_sandbox(sandbox) if any(seat.code_dir is not None for seat in seats) else None
+    spawn = backend is not None or any(seat.remote is not None for seat in seats)
     match = Match(game_id, state, seats, seed, dict(options or {}), limits, observer=observer)
     try:
-        if backend is not None:
+        if spawn:
             match.spawn_bots(backend)
     except BaseException:
         match.close()

@@ -3,7 +3,6 @@ misbehaviour is always one of them, never an exception."""
 
 from __future__ import annotations
 
-import contextlib
 import signal
 
 from bots.limits import Limits
@@ -36,9 +35,8 @@ def exit_fault(
 ) -> Fault:
     """Classify a bot that stopped talking: closed a pipe (``exit``), exited (status 0: ``exit``, else ``crash``),
     killed by a signal or out of memory (``crash``). During start-up it is a ``startup`` fault saying which."""
-    with contextlib.suppress(Exception):
-        proc.popen.wait(timeout=EXIT_WAIT_S)
-    status = proc.popen.poll()
+    proc.wait_exit(EXIT_WAIT_S)
+    status = proc.poll()
     cause: FaultCause
     if proc.memory_exhausted():
         detail, cause = f"killed: out of memory (limit {limits.memory_mb} MB)", FaultCause.CRASH

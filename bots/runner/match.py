@@ -24,6 +24,7 @@ from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
 from bots.runner.clock import charge, charged_ms, wait_s
 from bots.runner.faults import EXIT_WAIT_S, exit_fault, in_match, timeout_fault
 from bots.runner.pipes import Conn, Pipes
+from bots.runner.remote import RemoteProcess
 from bots.sandbox import BotSetupError, Sandbox, SandboxError
 from games.base import IllegalAction, Outcome, Player, State
 from games.registry import make_player
@@ -113,13 +114,18 @@ class Match:
         return self.seed * 100 + seat  # as games.simulate does
 
     # -- start-up --
-    def spawn_bots(self, backend: Sandbox) -> None:
+    def spawn_bots(self, backend: Sandbox | None) -> None:
         """Start every bot's process (all of them first, so that their slowest part, the interpreter's start-up, runs
-        concurrently); they wait for their start message."""
+        concurrently), and open every remote seat's channel; they wait for their start message. ``backend``: None
+        when no seat has code to run."""
         self.backend = backend
         for seat, spec in enumerate(self.seats):
+            if spec.remote is not None:
+                self.pipes.add(Conn(seat, RemoteProcess(spec.remote), self.limits))
+                continue
             if spec.code_dir is None:
                 continue
+            assert backend is not None
             try:
                 proc = backend.start(Path(spec.code_dir), self.limits)
             except BotSetupError as exc:
@@ -202,8 +208,9 @@ class Match:
         old.proc.close_soon()
         self.restarted.append(seat)
         code_dir = self.seats[seat].code_dir
-        assert self.backend is not None and code_dir is not None
         try:
+            if code_dir is None or self.backend is None:  # a remote seat's channel broke: nothing to start again
+                raise BotSetupError("the remote seat's channel closed between two games")
             proc = self.backend.start(Path(code_dir), self.limits)
         except BotSetupError as exc:
             self._fault_seat(seat, Fault(FaultCause.STARTUP, str(exc)))

@@ -166,10 +166,7 @@ class Pipes:
         if fd in conn.registered:
             self.unregister(fd)
         if conn.close_stdin_when_sent and not conn.outbox:
-            stdin = conn.proc.popen.stdin
-            if stdin is not None:
-                with contextlib.suppress(OSError):
-                    stdin.close()
+            conn.proc.close_stdin()
             conn.close_stdin_when_sent = False
 
     # -- waiting --

@@ -116,6 +116,7 @@ def prepare_series(
     states = [check_request(game_id, seats, spec.seed, spec.options) for spec in games]  # all options checked now
     limits = limits or Limits.for_game(game_id)
     backend = get_sandbox(sandbox) if any(seat.code_dir is not None for seat in seats) else None
+    spawn = backend is not None or any(seat.remote is not None for seat in seats)
     watching = list(observers or [])
     watching += [None] * (len(games) - len(watching))
     first = Match(game_id, states[0], seats, games[0].seed, dict(games[0].options or {}), limits, observer=watching[0])
@@ -125,7 +126,7 @@ def prepare_series(
     if backend is not None:
         core.claim()
     try:
-        if backend is not None:
+        if spawn:
             first.spawn_bots(backend)
     except BaseException:
         first.close()

@@ -65,6 +65,17 @@ class BotProcess:
     def poll(self) -> int | None:
         return self.popen.poll()
 
+    def wait_exit(self, timeout: float) -> None:
+        """Give a bot that stopped talking up to ``timeout`` seconds to exit, for its exit status to say why."""
+        with contextlib.suppress(Exception):
+            self.popen.wait(timeout=timeout)
+
+    def close_stdin(self) -> None:
+        """No further request: the bot reads the end of its input."""
+        if self.popen.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()
+
     def throttle(self) -> None:
         """Hold the bot to ``Limits.idle_cpu_percent`` of a core until ``unthrottle`` (no-op without the cpu cgroup).
 

@@ -14,7 +14,7 @@ from drf_spectacular.utils import OpenApiExample
 
 from games.registry import GAMES
 from league.api.serializers import game_json
-from league.core.errors import ErrorCode
+from league.core.errors import ErrorCode, NotRemoteBot
 
 GAME = next(iter(GAMES))
 HOST = "https://parlour.example"
@@ -42,6 +42,7 @@ BOT = {
     "name": "my-first-bot",
     "description": "Plays the highest card it may.",
     "is_builtin": False,
+    "is_remote": False,
     "is_active": True,
     "paused": False,
     "paused_at": None,
@@ -65,6 +66,7 @@ VERSION = {
     "status": "ready",
     "language": "python",
     "builtin": "",
+    "remote": False,
     "archive_size": 1843,
     "validation_log": "Smoke match: finished, rank 1 of 2.",
     "created": AT,
@@ -74,6 +76,7 @@ VERSION = {
 PENDING_VERSION = {**VERSION, "id": 58, "number": 4, "status": "pending", "validation_log": "", "validated": None}
 BOT_DETAIL = {
     **BOT,
+    "online": True,
     "faults": [{"cause": "timeout", "description": "ran out of time", "count": 2}],
     "versions": [VERSION],
     "placement": None,
@@ -278,6 +281,7 @@ ME = {
     "auth": "token",
 }
 NOT_FOUND = {"error": {"code": ErrorCode.NOT_FOUND.value, "message": "Not found."}}
+NOT_REMOTE = NotRemoteBot(bot="alice/my-first-bot").body()
 
 
 TABLE = {
@@ -318,6 +322,14 @@ EXAMPLES: dict[str, Callable[[], list[OpenApiExample]]] = {
     "bots_ratings_list": lambda: [_answer("After one match", RATING_CHANGE)],
     "bots_fitted_history_list": lambda: [_answer("After a fit", FIT_POINT)],
     "bots_resume_create": lambda: [_answer("Back on the ladder", BOT)],
+    "bots_remote_token_destroy": lambda: [_answer("Not a remote bot", NOT_REMOTE, 400)],
+    "bots_remote_token_create": lambda: [
+        _answer(
+            "Shown once",
+            {"bot": 22, "key": "prb_3q2-7HcZ0xkE1vFJw0l8bXqYp9sT4uVwA1bC2dE3", "prefix": "prb_3q2-7H", "created": AT},
+            201,
+        )
+    ],
     "bots_versions_create": lambda: [_answer("Uploaded: validated next", PENDING_VERSION, 201)],
     "challenges_list": lambda: [
         _answer("A challenge", {**CHALLENGE_BASE, "opponents": [1], "progress": {"finished": 14, "failed": 0}})

@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from games.registry import GAMES, builtin_players
 from league.accounts.models import ApiToken
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.core.game_choices import game_choices
 from league.ladder.placement import Placement, placement_progress
@@ -169,6 +170,7 @@ class BotVersionSerializer(serializers.ModelSerializer[BotVersion]):
             "status",
             "language",
             "builtin",
+            "remote",
             "archive_size",
             "validation_log",
             "created",
@@ -199,6 +201,7 @@ class BotSerializer(serializers.ModelSerializer[Bot]):
             "name",
             "description",
             "is_builtin",
+            "is_remote",
             "is_active",
             "paused",
             "paused_at",
@@ -228,9 +231,15 @@ class BotDetailSerializer(BotSerializer):
     faults = serializers.SerializerMethodField()
     placement = serializers.SerializerMethodField()
     people = serializers.SerializerMethodField()
+    online = serializers.SerializerMethodField()
 
     class Meta(BotSerializer.Meta):
-        fields = [*BotSerializer.Meta.fields, "faults", "placement", "versions", "people"]
+        fields = [*BotSerializer.Meta.fields, "online", "faults", "placement", "versions", "people"]
+
+    def get_online(self, bot: Bot) -> bool:
+        """Whether it can be seated now: always for a bot the league runs; for a remote bot, while it is connected
+        (docs/remote.md)."""
+        return presence.is_online(bot)
 
     @extend_schema_field(PlacementSerializer(allow_null=True))
     def get_placement(self, bot: Bot) -> dict[str, Any] | None:
@@ -253,11 +262,28 @@ class BotCreateSerializer(serializers.Serializer[dict[str, Any]]):
     game = serializers.ChoiceField(choices=[])
     name = serializers.SlugField(max_length=40)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    file = serializers.FileField()
+    file = serializers.FileField(required=False, help_text="The bot's code; none for a remote bot.")
+    remote = serializers.BooleanField(
+        default=False, help_text="Played from its owner's machine (docs/remote.md): no file, a token to connect."
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         cast(serializers.ChoiceField, self.fields["game"]).choices = game_choices()
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["remote"] == ("file" in attrs):
+            raise serializers.ValidationError({"file": ["send a file, or remote: true without one"]})
+        return attrs
+
+
+class RemoteTokenSerializer(serializers.Serializer[dict[str, Any]]):
+    """A remote bot's new token: the key is shown this once."""
+
+    bot = serializers.IntegerField()
+    key = serializers.CharField(help_text="Send it as Authorization: Bearer <key> (python -m bots connect --token).")
+    prefix = serializers.CharField()
+    created = serializers.DateTimeField()
 
 
 class VersionCreateSerializer(serializers.Serializer[dict[str, Any]]):

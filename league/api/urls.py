@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 from rest_framework.routers import DefaultRouter
 
 from league.api import challenges, errors, tables, tournaments, views
@@ -18,6 +18,7 @@ router.register("tokens", views.TokenViewSet, basename="api-token")
 urlpatterns = [
     path("leaderboards/<str:game>/", views.LeaderboardView.as_view(), name="api-leaderboard"),
     path("me/", views.MeView.as_view(), name="api-me"),
+    path("remote/", include("league.remote.urls")),
     *router.urls,
     re_path(r"^(?P<rest>.*)$", errors.unknown_path, name="api-unknown"),  # last: whatever no route above takes
 ]

@@ -37,7 +37,7 @@ from league.api.schema import (
     errors,
 )
 from league.bots.models import Bot
-from league.bots.services import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
+from league.bots.services import do_add_version, do_create_bot, do_create_remote_bot, do_disable_bot, do_resume_bot
 from league.core import cache_headers
 from league.core.errors import SessionRequired, UploadTooLarge
 from league.play import disclosure, replays
@@ -45,6 +45,7 @@ from league.play.models import Match, Seat
 from league.ratings import queries
 from league.ratings.models import FitSnapshot, RatingChange
 from league.ratings.queries import SORTS, board_rows, leaderboard
+from league.remote.services import do_issue_remote_token, do_revoke_remote_token
 from league.site import visibility
 
 
@@ -209,14 +210,14 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise PermissionDenied("sign in, or send an API token, to upload a bot")
         form = serializers.BotCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        bot = do_create_bot(
-            request.user,
-            form.validated_data["game"],
-            form.validated_data["name"],
-            _read_upload(form.validated_data["file"]),
-            form.validated_data["file"].name,
-            form.validated_data["description"],
-        )
+        fields = form.validated_data
+        if fields["remote"]:
+            bot = do_create_remote_bot(request.user, fields["game"], fields["name"], fields["description"])
+        else:
+            upload = fields["file"]
+            bot = do_create_bot(
+                request.user, fields["game"], fields["name"], _read_upload(upload), upload.name, fields["description"]
+            )
         data = serializers.BotDetailSerializer(bot, context=self.get_serializer_context()).data
         return cache_headers.private(Response(data, status=status.HTTP_201_CREATED))
 
@@ -232,6 +233,33 @@ class BotViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         version = do_add_version(bot, _read_upload(upload), upload.name)
         data = serializers.BotVersionSerializer(version, context=self.get_serializer_context()).data
         return cache_headers.private(Response(data, status=status.HTTP_201_CREATED))
+
+    @extend_schema(
+        methods=["POST"],
+        summary="Issue your remote bot's token (the older one stops working)",
+        parameters=[ID],
+        request=None,
+        responses={201: serializers.RemoteTokenSerializer, **errors(400, 401, 403, 404)},
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        summary="Revoke your remote bot's token",
+        parameters=[ID],
+        request=None,
+        responses={204: None, **errors(400, 401, 403, 404)},
+    )
+    @action(detail=True, methods=["post", "delete"], url_path="remote-token", permission_classes=[IsAuthenticated])
+    def remote_token(self, request: Request, pk: str) -> Response:
+        """A remote bot's token (docs/remote.md), for its owner: POST issues a new one (the key is shown once; the
+        older one stops working), DELETE revokes it."""
+        bot = self.get_object()
+        if request.method == "DELETE":
+            do_revoke_remote_token(bot, visibility.signed_in(request.user))
+            return cache_headers.private(Response(status=status.HTTP_204_NO_CONTENT))
+        token, key = do_issue_remote_token(bot, visibility.signed_in(request.user))
+        data = {"bot": bot.pk, "key": key, "prefix": token.prefix, "created": token.created}
+        body = serializers.RemoteTokenSerializer(data).data
+        return cache_headers.private(Response(body, status=status.HTTP_201_CREATED))
 
     @action(detail=True, methods=["get"])
     def ratings(self, request: Request, pk: str) -> Response:

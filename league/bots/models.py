@@ -20,6 +20,9 @@ class Bot(models.Model):
     name = models.SlugField(max_length=40, help_text="Letters, digits, - and _; unique per owner and game.")
     description = models.CharField(max_length=200, blank=True)
     is_builtin = models.BooleanField(default=False, help_text="One of the league's own built-in players.")
+    is_remote = models.BooleanField(
+        default=False, help_text="Played from its owner's machine, through a connection (docs/remote.md)."
+    )
     is_active = models.BooleanField(default=True, help_text="Inactive bots are not scheduled on the ladder.")
     created = models.DateTimeField(auto_now_add=True)
     # Paused automatically when it faults too often (LADDER_FAULT_LIMIT of the last LADDER_FAULT_WINDOW matches);
@@ -78,8 +81,10 @@ class BotVersion(Leased):
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="versions")
     number = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    # Exactly one of: the name of a built-in player, or an uploaded archive (a normalised zip).
+    # Exactly one of: the name of a built-in player, an uploaded archive (a normalised zip), or remote (its owner
+    # runs it on their own machine and connects it: docs/remote.md).
     builtin = models.CharField(max_length=40, blank=True)
+    remote = models.BooleanField(default=False, help_text="Played from its owner's machine (docs/remote.md).")
     archive = models.BinaryField(null=True, blank=True, editable=False)
     language = models.CharField(max_length=20, blank=True)
     archive_size = models.PositiveIntegerField(default=0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, User
@@ -21,6 +21,7 @@ from league.core.errors import (
     BadUpload,
     DuplicateBotName,
     NotOwner,
+    RemoteBotHasNoCode,
     TooManyBots,
     UnknownGame,
     UploadsRateLimited,
@@ -61,8 +62,35 @@ def do_create_bot(owner: User, game: str, name: str, data: bytes, filename: str,
     return bot
 
 
+# A remote version waits for its bot's first connection before its smoke game is due (league/remote/services.py).
+AWAITING_CONNECTION = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+def do_create_remote_bot(owner: User, game: str, name: str, description: str = "") -> Bot:
+    """A new bot played from its owner's machine (docs/remote.md): one remote version, pending until its smoke game,
+    which is due when the bot first connects."""
+    if game not in GAMES:
+        raise UnknownGame(game=game)
+    require_verified_email(owner)
+    try:
+        with transaction.atomic():
+            _lock_user(owner)
+            _check_fair_use(owner)
+            bot = Bot.objects.create(owner=owner, game=game, name=name, description=description, is_remote=True)
+            Rating.objects.create(bot=bot)
+            BotVersion.objects.create(
+                bot=bot, number=1, remote=True, language="remote", enqueued_at=AWAITING_CONNECTION
+            )
+    except IntegrityError:
+        raise DuplicateBotName(game=game, name=name) from None
+    return bot
+
+
 def do_add_version(bot: Bot, data: bytes, filename: str) -> BotVersion:
-    """Upload new code for ``bot``; the ladder keeps playing the previous ready version until this one is ready."""
+    """Upload new code for ``bot``; the ladder keeps playing the previous ready version until this one is ready. A
+    remote bot has no code: its owner changes the program on their own machine."""
+    if bot.is_remote:
+        raise RemoteBotHasNoCode(bot=str(bot))
     require_verified_email(bot.owner)
     _check_fair_use(bot.owner, bot)
     package = _package(data, filename)

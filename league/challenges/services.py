@@ -25,6 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.registry import GAMES, builtin_players
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.bots.services import SYSTEM_USERNAME, do_register_builtin_bots
 from league.challenges.models import Challenge
@@ -33,6 +34,7 @@ from league.core.errors import (
     HOUR,
     BotOfAnotherGame,
     BotRejected,
+    BotUnavailable,
     BotValidating,
     BuiltinUnavailable,
     ChallengeGamesRateLimited,
@@ -72,6 +74,8 @@ def _ready_version(bot: Bot) -> BotVersion:
     version = bot.current_version()
     if version is None:
         raise _not_ready(bot)
+    if not presence.is_online(bot):
+        raise BotUnavailable(bot=bot, why="it is a remote bot and is not connected now")
     return version
 
 

@@ -779,6 +779,68 @@ class OtherEngineVersion(ServiceError):
     reason: str
 
 
+# ----- remote bots (docs/remote.md) -----------------------------------------------------------------------------
+
+
+class RemoteTokenMissing(ServiceError):
+    code = ErrorCode.NOT_AUTHENTICATED
+    template = "a remote bot connects with its token: Authorization: Bearer <token>"
+
+
+class RemoteTokenInvalid(ServiceError):
+    code = ErrorCode.AUTHENTICATION_FAILED
+    template = "this remote token is unknown or was revoked"
+
+
+class NotRemoteBot(ServiceError):
+    code = ErrorCode.INVALID
+    template = "{bot} is not a remote bot: it plays the code uploaded for it"
+    bot: str
+
+
+class RemoteBotHasNoCode(ServiceError):
+    code = ErrorCode.INVALID
+    template = "{bot} is a remote bot: it plays from its owner's machine and has no code to upload"
+    bot: str
+
+
+class NoSuchChannel(ServiceError):
+    code = ErrorCode.NOT_FOUND
+    template = "no game of this bot has the channel {channel!s:.40}"
+    channel: object
+
+
+class BadRemoteReply(ServiceError):
+    code = ErrorCode.INVALID
+    template = "{reason}"
+    reason: str
+
+
+class RemoteReplyTooLarge(ServiceError):
+    code = ErrorCode.TOO_LARGE
+    template = "a reply is at most {limit} bytes (one protocol line)"
+    limit: int
+
+
+class StaleReply(ServiceError):
+    code = ErrorCode.STALE_MOVE
+    template = "message {seq} awaits no reply (too late, answered already, or no request): read the messages again"
+    seq: int
+
+
+class RemoteTooFast(ServiceError):
+    code = ErrorCode.THROTTLED
+    template = "more than {limit} requests a second from this bot's token"
+    limit: int
+
+
+class RemoteWrongMethod(ServiceError):
+    code = ErrorCode.METHOD_NOT_ALLOWED
+    template = "{method} is not allowed here: {allowed} only"
+    method: str
+    allowed: str
+
+
 # ----- hourly limits -------------------------------------------------------------------------------------------
 
 HOUR = timedelta(hours=1)

@@ -14,6 +14,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games.registry import GAMES
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.ladder import pairing, settling
 from league.play.matches import do_create_match
@@ -232,9 +233,12 @@ def _create_table(config: LadderConfig, versions: list[BotVersion], rng: random.
 
 
 def ladder_bots(games: list[str]) -> QuerySet[Bot]:
-    """The bots the ladder may schedule: on the ladder, not paused, with a ready version and a live owner."""
-    return (
+    """The bots the ladder may schedule: on the ladder, not paused, with a ready version and a live owner, and
+    connected if remote (docs/remote.md: an offline remote bot is not scheduled)."""
+    bots = (
         Bot.objects.filter(game__in=games, is_active=True, paused_at__isnull=True)
         .filter(Q(owner__is_active=True) | Q(is_builtin=True))
         .filter(Exists(BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.READY)))
     )
+    offline = presence.offline_remote_bots(games)
+    return bots.exclude(pk__in=offline) if offline else bots

@@ -97,6 +97,7 @@ class ClaimedSeat:
     version_id: int
     label: str
     builtin: str  # the built-in player's name; "" for an uploaded bot
+    remote_bot: int | None = None  # the bot's id when the version is remote (played from its owner's machine)
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,13 @@ def claim_games(
         time_control=dict(first.time_control),
         games=tuple(ClaimedGame(match.pk, match.seed, dict(match.options), match.attempts) for match in playable),
         seats=tuple(
-            ClaimedSeat(seat.number, seat.bot_version_id, seat.bot_version.label, seat.bot_version.builtin)
+            ClaimedSeat(
+                seat.number,
+                seat.bot_version_id,
+                seat.bot_version.label,
+                seat.bot_version.builtin,
+                seat.bot_version.bot_id if seat.bot_version.remote else None,
+            )
             for seat in seats
             if seat.match_id == first.pk
         ),

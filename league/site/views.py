@@ -27,6 +27,7 @@ from games.registry import GAMES
 from league.accounts.guests import is_guest
 from league.accounts.services import may_upload, upload_refusal
 from league.accounts.tokens import do_create_token, do_revoke_token
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.bots.services import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
 from league.core import cache_headers
@@ -299,6 +300,7 @@ def _bot_summary(request: HttpRequest, bot: Bot, is_owner: bool) -> tuple[parts.
         "history": _bot_history_html(bot, versions, rating, fitted) if played else "",
         "game": GAMES[bot.game],
         "playable": seatable(Bot.objects.filter(pk=bot.pk)).exists(),
+        "online": presence.is_online(bot),  # a remote bot's connection (docs/remote.md); always for the others
         "people": people_record(bot),
         # Taking a bot off the ladder means something only while a version of it plays there.
         "ladder_control": is_owner and bot.is_active and not bot.is_paused and ready is not None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.core.errors import BotUnavailable, BotVersionRejected, NoReadyVersion, ServiceError
 
@@ -39,6 +40,8 @@ def check_seatable(bot: Bot) -> BotVersion:
         raise BotUnavailable(bot=bot, why="its owner's account is closed")
     version = bot.current_version()
     if version is not None:
+        if not presence.is_online(bot):
+            raise BotUnavailable(bot=bot, why="it is a remote bot and is not connected now")
         return version
     newest = bot.versions.order_by("-number").first()
     if newest is not None and newest.status == BotVersion.Status.REJECTED:

@@ -72,6 +72,9 @@ def test_the_none_sandbox_warns_loudly() -> None:
         (["play", "love_letter", "builtin:random", "builtin:random", "--move-ms", "0"], "move_ms"),
         (["play", "love_letter", "builtin:random", "builtin:random", "--seed", "x"], "invalid int value"),
         (["fly"], "invalid choice"),
+        (["connect", "--url", "http://127.0.0.1:9", "bot.py"], "the following arguments are required: --token"),
+        (["connect", "--token", "prb_x", "--url", "http://127.0.0.1:9", "/no/such/bot.py"], "no such file"),
+        (["connect", "--token", "prb_x", "--url", "http://127.0.0.1:9", "builtin:random"], "not a built-in player"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_clear_line(args: list[str], message: str) -> None:

@@ -62,15 +62,15 @@ def collected_static(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def asgi_server(transactional_db, tmp_path: Path, collected_static: Path) -> Iterator[Callable[..., Server]]:
-    """``asgi_server(processes=1, **env)``: uvicorn serving the site on the production path (ASGI, Redis pub/sub,
-    the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
+    """``asgi_server(processes=1, app=..., **env)``: uvicorn serving the site on the production path (ASGI, Redis
+    pub/sub, the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
     # Places under the site-wide stream caps that an earlier test's stopped server left to lapse by themselves
     stale = redis.Redis.from_url(real_redis_url())
     for key in stale.scan_iter(f"{stream_caps.PREFIX}*"):
         stale.delete(key)
     started: list[Server] = []
 
-    def start(processes: int = 1, **env: str) -> Server:
+    def start(processes: int = 1, app: str = "tests.serve.counting_asgi:application", **env: str) -> Server:
         port = _free_port()
         log = tmp_path / f"uvicorn-{port}.log"
         environment = {
@@ -87,7 +87,7 @@ def asgi_server(transactional_db, tmp_path: Path, collected_static: Path) -> Ite
             sys.executable,
             "-m",
             "uvicorn",
-            "tests.serve.counting_asgi:application",
+            app,
             "--host",
             "127.0.0.1",
             "--port",

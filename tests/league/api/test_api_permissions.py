@@ -47,6 +47,8 @@ TABLE: dict[tuple[str, str], tuple[set[int], ...]] = {
     ("post", "/api/bots/{id}/versions/"): OWNER_WRITE,
     ("post", "/api/bots/{id}/resume/"): OWNER_WRITE,
     ("post", "/api/bots/{id}/disable/"): OWNER_WRITE,
+    ("post", "/api/bots/{id}/remote-token/"): OWNER_WRITE,  # 400 for alice: her bot is not remote
+    ("delete", "/api/bots/{id}/remote-token/"): OWNER_WRITE,
     ("get", "/api/matches/"): PUBLIC_READ,
     ("get", "/api/matches/{id}/"): PUBLIC_READ,
     ("get", "/api/matches/{id}/replay/"): PUBLIC_READ,

@@ -1,0 +1,1 @@
+"""Remote bots: bots their owners run on their own machines, seated through a channel (docs/remote.md)."""

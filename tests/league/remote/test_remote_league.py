@@ -1,0 +1,136 @@
+"""A remote bot in the league (docs/remote.md): scheduled only while connected, paused when it keeps dropping,
+created and given its token through the API, marked remote on its pages and in the API. Real Redis for presence."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from bots import remote
+from league.bots.models import Bot, BotVersion
+from league.bots.services import do_add_version, do_create_remote_bot, do_register_builtin_bots, do_resume_bot
+from league.challenges.services import do_create_challenge
+from league.core.errors import BotUnavailable, RemoteBotHasNoCode
+from league.ladder.scheduling import do_schedule_ladder, ladder_bots
+from league.play.models import Match, Seat
+from league.remote.services import authenticate, do_connected
+from tests.conftest import EXAMPLE_BOT
+from tests.real_redis import real_redis_url
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def presence() -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(real_redis_url())
+    yield client
+    for key in client.scan_iter(f"{remote.PREFIX}*"):
+        client.delete(key)
+
+
+def _ready_remote_bot(owner: User, name: str = "far") -> Bot:
+    bot = do_create_remote_bot(owner, "love_letter", name)
+    bot.versions.update(status=BotVersion.Status.READY, validated=timezone.now())
+    return bot
+
+
+def _connect(client: redis.Redis, bot: Bot) -> None:
+    client.set(remote.conn_key(bot.pk), "test", ex=remote.PRESENCE_TTL_S)
+
+
+def test_an_offline_remote_bot_is_not_scheduled_and_an_online_one_is(alice: User, presence: redis.Redis, sent) -> None:
+    do_register_builtin_bots(["love_letter"])
+    bot = _ready_remote_bot(alice)
+    assert bot not in ladder_bots(["love_letter"])
+    for _ in range(5):
+        do_schedule_ladder(random.Random(3), games=["love_letter"])
+    assert not Seat.objects.filter(bot_version__bot=bot).exists()
+    Match.objects.all().delete()  # (the queue is full of the others' games: empty it for the next round)
+    _connect(presence, bot)
+    assert bot in ladder_bots(["love_letter"])
+    for seed in range(20):
+        do_schedule_ladder(random.Random(seed), games=["love_letter"])
+        if Seat.objects.filter(bot_version__bot=bot).exists():
+            break
+    assert Seat.objects.filter(bot_version__bot=bot).exists()
+
+
+def test_an_offline_remote_bot_cannot_be_challenged(alice: User, bob: User, presence: redis.Redis, sent) -> None:
+    do_register_builtin_bots(["love_letter"])
+    far = _ready_remote_bot(bob)
+    mine = do_create_remote_bot(alice, "love_letter", "mine")
+    mine.versions.update(status=BotVersion.Status.READY)
+    _connect(presence, mine)
+    with pytest.raises(BotUnavailable, match="not connected"):
+        do_create_challenge(alice, mine.pk, [far.pk], 2)
+    _connect(presence, far)
+    assert do_create_challenge(alice, mine.pk, [far.pk], 2).pk
+
+
+def test_a_bot_that_keeps_dropping_is_paused_and_its_owner_resumes_it(
+    alice: User, presence: redis.Redis, sent, settings
+) -> None:
+    settings.REMOTE_DROPS_PER_HOUR = 3
+    bot = _ready_remote_bot(alice)
+    now = time.time()
+    presence.zadd(remote.drops_key(bot.pk), {f"drop{n}": now - n for n in range(3)})
+    do_connected(bot.pk)
+    assert Bot.objects.get(pk=bot.pk).paused_at is None  # three is the limit, not past it
+    presence.zadd(remote.drops_key(bot.pk), {"drop3": now})
+    do_connected(bot.pk)
+    paused = Bot.objects.get(pk=bot.pk)
+    assert paused.paused_at is not None and "dropped 4 times" in paused.paused_reason
+    assert paused not in ladder_bots(["love_letter"])
+    do_resume_bot(paused, alice)
+    do_connected(bot.pk)  # the drops before the resume are forgiven
+    assert Bot.objects.get(pk=bot.pk).paused_at is None
+
+
+def test_a_remote_bot_has_no_code_to_upload(alice: User, sent) -> None:
+    bot = do_create_remote_bot(alice, "love_letter", "far")
+    with pytest.raises(RemoteBotHasNoCode):
+        do_add_version(bot, EXAMPLE_BOT, "main.py")
+
+
+def test_the_api_creates_a_remote_bot_issues_and_revokes_its_token(alice_api: APIClient, bob_api: APIClient, sent):
+    created = alice_api.post("/api/bots/", {"game": "love_letter", "name": "far", "remote": True}, format="json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    assert body["is_remote"] and body["versions"][0]["remote"] and body["online"] is False
+    bot_id = body["id"]
+    assert bob_api.post(f"/api/bots/{bot_id}/remote-token/").status_code == 403
+    issued = alice_api.post(f"/api/bots/{bot_id}/remote-token/")
+    assert issued.status_code == 201 and issued["Cache-Control"].startswith("private")
+    key = issued.json()["key"]
+    assert authenticate(key) == bot_id
+    assert alice_api.delete(f"/api/bots/{bot_id}/remote-token/").status_code == 204
+    with pytest.raises(Exception, match="revoked"):
+        authenticate(key)
+    listed = alice_api.get("/api/bots/?game=love_letter").json()["results"]
+    assert [row["is_remote"] for row in listed if row["id"] == bot_id] == [True]
+
+
+def test_the_api_refuses_a_bot_with_both_or_neither_file_and_remote(alice_api: APIClient, sent) -> None:
+    neither = alice_api.post("/api/bots/", {"game": "love_letter", "name": "x"}, format="json")
+    assert neither.status_code == 400 and neither.json()["error"]["code"] == "invalid"
+
+
+def test_the_bot_page_says_remote_and_whether_it_is_connected(alice: User, presence: redis.Redis, sent) -> None:
+    bot = _ready_remote_bot(alice)
+    page = Client().get(f"/bots/{bot.pk}/").content.decode()
+    assert "data-remote" in page and "offline" in page and "data-remote-help" not in page  # (not its owner)
+    _connect(presence, bot)
+    owner = Client()
+    owner.force_login(alice)
+    page = owner.get(f"/bots/{bot.pk}/").content.decode()
+    assert "online" in page and "data-remote-help" in page
+    assert settings.REDIS_URL
