@@ -5,8 +5,8 @@
 
 1. **Overhead**: the same bot (the Love Letter example, a Python program) plays against the built-in random player,
    sandboxed (bwrap) and as a remote seat connected through the site, alternating game by game in one run; the site
-   twice: as parlour/asgi.py serves it (a reply through Django's handler and middleware) and with the direct route
-   for replies in front (``league.remote.views.with_remote_replies``, bench/remote_asgi.py). Per decision (the
+   twice: through Django's handler and middleware (``parlour.asgi:site_application``) and as parlour/asgi.py serves
+   it, with the direct route for replies in front (``league.remote.views.with_remote_replies``). Per decision (the
    runner's own measure, `ms` in the replay) and per game (the match's wall time): p50 and p95 of each, and the
    remote seat's p95 over the sandboxed one's. Goal: the remote seat's p95 per decision within 15 ms.
 2. **Drops**: DROP_GAMES rated matches (ladder matches, recorded and rated by a worker) of a remote bot against the
@@ -61,7 +61,7 @@ def _free_port() -> int:
 class Server:
     """uvicorn on the throwaway database, as `make serve` runs it (static files collected: DEBUG is off)."""
 
-    def __init__(self, log_dir: Path, app: str = "parlour.asgi:application") -> None:
+    def __init__(self, log_dir: Path, app: str = "parlour.asgi:site_application") -> None:
         env = {**os.environ, **infra.environment(DB_NAME), "LOG_LEVEL": "WARNING", "API_THROTTLE_ANON": "100000/min"}
         static = log_dir / "static"
         env["STATIC_ROOT"] = str(static)
@@ -397,7 +397,7 @@ def main() -> None:
     log_dir.mkdir(parents=True, exist_ok=True)
     parts = set(args.parts.split(","))
     server = Server(log_dir)
-    direct = Server(log_dir, "bench.remote_asgi:application") if "1" in parts else None
+    direct = Server(log_dir, "parlour.asgi:application") if "1" in parts else None
     p95 = extra = worst = page_p99 = 0.0
     dropped = resumed = crowd_finished = 0
     try:

@@ -169,6 +169,7 @@ def with_remote_replies(application: ASGIApp) -> ASGIApp:
             (b"content-type", b"application/json"),
             (b"content-length", str(len(content)).encode()),
             (b"cache-control", b"no-store"),
+            (b"x-content-type-options", b"nosniff"),
         ]
         await send({"type": "http.response.start", "status": status, "headers": response_headers})
         await send({"type": "http.response.body", "body": content})

@@ -11,6 +11,7 @@ from typing import Any
 from django.db.backends.signals import connection_created
 
 from parlour.asgi import application as parlour_application
+from parlour.asgi import site_application
 
 _lock = threading.Lock()
 _queries = [0]
@@ -31,10 +32,20 @@ def _wrap(sender: Any, connection: Any, **kwargs: Any) -> None:
 connection_created.connect(_wrap)
 
 
-async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+async def _counted(inner: Any, scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] == "http" and scope["path"] == "/__queries__":
         body = json.dumps({"queries": _queries[0]}).encode()
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
         await send({"type": "http.response.body", "body": body})
         return
-    await parlour_application(scope, receive, send)
+    await inner(scope, receive, send)
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The site as parlour/asgi.py serves it."""
+    await _counted(parlour_application, scope, receive, send)
+
+
+async def through_django(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """The site without the remote bots' direct route for replies: every request through Django."""
+    await _counted(site_application, scope, receive, send)

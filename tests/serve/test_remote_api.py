@@ -27,7 +27,7 @@ from tests.serve.conftest import Server
 
 RANDOM = BotSeat("builtin:random", builtin="random")
 # The site as parlour/asgi.py serves it, and with the direct route for replies in front (league/remote/views.py).
-APPS = ["tests.serve.counting_asgi:application", "tests.serve.remote_asgi:application"]
+APPS = ["tests.serve.counting_asgi:through_django", "tests.serve.counting_asgi:application"]
 
 
 @pytest.fixture
