@@ -1,8 +1,8 @@
 """What Barbarossa's forward model costs a search: µs per ``clone()`` and per ``sample()`` at three phases of random
 games, and per whole random playout played with ``advance()`` only (docs/search.md "Barbarossa").
 
-python -m games.barbarossa.forward_bench              # 3 rounds, medians
-python -m games.barbarossa.forward_bench --rounds 1
+.venv/bin/python bench/barbarossa_forward.py              # 3 rounds, medians
+.venv/bin/python bench/barbarossa_forward.py --rounds 1
 """
 
 from __future__ import annotations
@@ -10,10 +10,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.barbarossa.engine import GAME, WORDS, BarbarossaState
 from games.base import Action, has_sampler
