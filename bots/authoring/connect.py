@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from bots.authoring.args import UsageError, parse_seat
 from bots.limits import Limits
+from bots.runner.pipes import read_available
 from bots.sandbox import BotProcess, BotSetupError, NoSandbox
 
 __all__ = ["Connection", "GameBot", "LocalBot", "connect_command"]
@@ -245,7 +246,7 @@ class LocalBot:
             if self.proc.stderr_fd in ready:
                 self._pass_stderr()
             if self.proc.stdout_fd in ready:
-                data = _read(self.proc.stdout_fd)
+                data = read_available(self.proc.stdout_fd)
                 if data == b"":
                     return None  # it exited or closed its stdout: the server's clock will say so
                 self.partial += data or b""
@@ -254,7 +255,7 @@ class LocalBot:
 
     def _pass_stderr(self) -> None:
         assert self.proc is not None
-        data = _read(self.proc.stderr_fd)
+        data = read_available(self.proc.stderr_fd)
         if data:
             sys.stderr.buffer.write(data)
             sys.stderr.flush()
@@ -266,16 +267,6 @@ class LocalBot:
             self.proc.close()
             self.proc = None
         self.partial = b""
-
-
-def _read(fd: int) -> bytes | None:
-    """What a non-blocking pipe holds: None when nothing yet, b"" at its end."""
-    try:
-        return os.read(fd, 1 << 16)
-    except BlockingIOError:
-        return None
-    except OSError:
-        return b""
 
 
 def connect_command(url: str, token: str, bot: str) -> int:

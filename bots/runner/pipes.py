@@ -23,7 +23,7 @@ from bots.results import Fault, FaultCause
 from bots.sandbox import BotProcess, SandboxError
 from bots.text import clean_text
 
-__all__ = ["Conn", "Pipes"]
+__all__ = ["Conn", "Pipes", "read_available"]
 
 Awaiting = Literal["ready", "action", "end"]
 _Kind = Literal["stdin", "stdout", "stderr", "exit"]
@@ -220,7 +220,7 @@ class Pipes:
 
     def _read_stdout(self, conn: Conn) -> None:
         fd = conn.proc.stdout_fd
-        data = _read_available(fd)
+        data = read_available(fd)
         if data is None:
             return
         if not data:
@@ -266,7 +266,7 @@ class Pipes:
 
     def read_stderr(self, conn: Conn) -> None:
         fd = conn.proc.stderr_fd
-        data = _read_available(fd)
+        data = read_available(fd)
         if data is None:
             return
         if not data:
@@ -300,7 +300,7 @@ class Pipes:
                 return
 
 
-def _read_available(fd: int) -> bytes | None:
+def read_available(fd: int) -> bytes | None:
     """What a non-blocking pipe holds now: None when nothing yet, b"" at end of file (or a broken pipe)."""
     try:
         return os.read(fd, 1 << 16)
