@@ -24,7 +24,6 @@ from bots.results import BotSeat, Fault, FaultCause, MatchResult, SeatResult
 from bots.runner.clock import charge, charged_ms, wait_s
 from bots.runner.faults import EXIT_WAIT_S, exit_fault, in_match, timeout_fault
 from bots.runner.pipes import Conn, Pipes
-from bots.runner.remote import RemoteProcess
 from bots.sandbox import BotSetupError, Sandbox, SandboxError
 from games.base import IllegalAction, Outcome, Player, State
 from games.registry import make_player
@@ -121,6 +120,9 @@ class Match:
         self.backend = backend
         for seat, spec in enumerate(self.seats):
             if spec.remote is not None:
+                # Imported here: it needs redis, which local play (the author kit's wheel) does not install.
+                from bots.runner.remote import RemoteProcess
+
                 self.pipes.add(Conn(seat, RemoteProcess(spec.remote), self.limits))
                 continue
             if spec.code_dir is None:

@@ -18,30 +18,17 @@ _INTERVALS: tuple[tuple[int, int], ...] = tuple(
 )
 
 
-@lru_cache(maxsize=1 << 12)
-def _own_runs(have: int, colour_wilds: int) -> tuple[int, tuple[tuple[int, int, int], ...]]:
-    """What one colour makes with its own cards and colour-wilds: the points of its best run, and the longer runs
-    it could make with shared wilds, as (points, values missing as a bit mask, how many of them)."""
-    free = 0
-    wanting: list[tuple[int, int, int]] = []
+@lru_cache(maxsize=1 << 14)
+def _colour_options(have: int, colour_wilds: int, number_wilds: int, full: int) -> tuple[tuple[int, int, int], ...]:
+    """The ways one colour can score: (points, number-wilds used as a bit mask, full wilds used), dominated ones
+    dropped. Colour-wilds fill the gaps that no number-wild could, so they never need choosing."""
+    options: list[tuple[int, int, int]] = [(0, 0, 0)]
     for mask, points in _INTERVALS:
         need = mask & ~have
         short = need.bit_count() - colour_wilds
         if short <= 0:
-            free = max(free, points)
-        else:
-            wanting.append((points, need, short))
-    return free, tuple(option for option in wanting if option[0] > free)
-
-
-@lru_cache(maxsize=1 << 14)
-def _colour_options(have: int, colour_wilds: int, number_wilds: int, full: int) -> tuple[tuple[int, int, int], ...]:
-    """The ways one colour can score: (points, number-wilds used as a bit mask, full wilds used), dominated ones
-    dropped. Colour-wilds fill the gaps that no number-wild could, so they never need choosing. The best run
-    the colour makes on its own beats every option with as few points, so only longer runs are listed after it."""
-    free, wanting = _own_runs(have, colour_wilds)
-    options: list[tuple[int, int, int]] = [(free, 0, 0)]
-    for points, need, short in wanting:
+            options.append((points, 0, 0))
+            continue
         usable = need & number_wilds
         if usable.bit_count() + full < short:
             continue
@@ -65,31 +52,33 @@ def _colour_options(have: int, colour_wilds: int, number_wilds: int, full: int) 
 def _best_score(present: tuple[int, ...], colour_wilds: tuple[int, ...], number_wilds: int, full: int) -> int:
     """The best total over colours of longest-run points, wilds assigned to maximise it.
 
-    ``present`` and ``number_wilds`` are bit masks of values (bit v-1). Colours compete only for the number-wilds
-    and the full wilds (a colour-wild only ever helps its own colour): a colour whose best run needs none of them
-    takes it; the others share them by a dynamic programme over the colours whose state is which number-wilds and
-    how many full wilds are already used."""
-    total = 0
-    contested: list[tuple[tuple[int, int, int], ...]] = []
-    for have, wilds in zip(present, colour_wilds, strict=True):
-        options = _colour_options(have, wilds, number_wilds, full)
-        if options[0][1] == 0 and options[0][2] == 0:
-            total += options[0][0]
-        else:
-            contested.append(options)
-    if not contested:
-        return total
-    if number_wilds & (number_wilds - 1) == 0 and (number_wilds == 0 or full == 0):
-        # One shared wild: it goes where it adds most. A colour's last option is its run without shared wilds
-        # (options come best first, and that run beats every poorer option).
-        alone = sum(options[-1][0] for options in contested)
-        return total + alone + max(options[0][0] - options[-1][0] for options in contested)
+    ``present`` and ``number_wilds`` are bit masks of values (bit v-1). A dynamic programme over the colours whose
+    state is which number-wilds and how many full wilds are already used: those are the only wilds that colours
+    compete for (a colour-wild only ever helps its own colour)."""
+    per_colour = [
+        _colour_options(have, wilds, number_wilds, full) for have, wilds in zip(present, colour_wilds, strict=True)
+    ]
+    # The sum of each colour's own best is an upper bound; when those bests share no wild it is the answer.
+    used = fused = 0
+    for options in per_colour:
+        _gain, sub, fill = options[0]
+        if sub & used:
+            break
+        used, fused = used | sub, fused + fill
+    else:
+        if fused <= full:
+            return sum(options[0][0] for options in per_colour)
     states: dict[tuple[int, int], int] = {(0, 0): 0}
-    last = len(contested) - 1
-    for c, options in enumerate(contested):
+    last = len(present) - 1
+    for c, options in enumerate(per_colour):
+        if len(options) == 1 or (options[0][1] == 0 and options[0][2] == 0):
+            # The best run needs no shared wild: nothing to choose.
+            best = options[0][0]
+            states = {key: points + best for key, points in states.items()}
+            continue
         if c == last:
             # Options come best first: each state only needs the first one it can still afford.
-            return total + max(
+            return max(
                 points + next(gain for gain, sub, fill in options if not sub & used and fused + fill <= full)
                 for (used, fused), points in states.items()
             )
@@ -102,7 +91,7 @@ def _best_score(present: tuple[int, ...], colour_wilds: tuple[int, ...], number_
                 if nxt.get(key, -1) < points + gain:
                     nxt[key] = points + gain
         states = nxt
-    raise AssertionError("unreachable: the last contested colour returns")
+    return max(states.values())
 
 
 def score_faces(faces: list[Face]) -> int:

@@ -73,7 +73,7 @@ def test_the_top_bots_latest_games_are_featured_and_the_games_take_turns(db) -> 
     versions = [s.bot_version for s in in_play.seats.order_by("number")]
     do_create_match("love_letter", versions, seed=16)  # another seating of the same deal, still to be played
     auction = record("high_society", ["heuristic", "random", "random-2"], 17)  # the newest of all
-    rank("love_letter", "heuristic", "random", "random-2", "heuristic-2")
+    rank("love_letter", "heuristic", "random", "random-2", "search")
     rank("high_society", "random", "heuristic", "random-2")
 
     shown = programme()
@@ -111,10 +111,10 @@ def test_only_the_games_top_bots_are_shown_and_nothing_without_a_rated_game(db, 
     assert programme() == [] and next_broadcast(None) is None
     fresh()
     do_register_builtin_bots(["ranczo"])
-    names = ["heuristic", "random", "random-2", "heuristic-2"]  # the house bots of a four-player game
-    lower = record("ranczo", ["random-2", "heuristic-2"], 21)
+    names = ["heuristic", "random", "random-2", "search"]  # the house bots of a four-player game
+    lower = record("ranczo", ["random-2", "search"], 21)
     higher = record("ranczo", ["heuristic", "random"], 22)
-    rank("ranczo", "random-2", "heuristic-2", "heuristic", "random")
+    rank("ranczo", "random-2", "search", "heuristic", "random")
     with monkeypatch.context() as patch:
         patch.setattr(broadcasts, "TOP_BOTS", 2)
         fresh()
