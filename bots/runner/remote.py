@@ -26,6 +26,7 @@ import redis
 
 from bots import remote
 from bots.results import RemoteChannel
+from bots.runner.pipes import read_available
 from bots.sandbox import BotProcess
 
 __all__ = ["RemoteProcess"]
@@ -34,6 +35,16 @@ log = logging.getLogger("bots.runner")
 
 _EXPECTS_REPLY = frozenset({"start", "act"})
 _JOIN_S = 2.0
+
+
+def _drain(fd: int) -> tuple[bytes, bool]:
+    """Everything a non-blocking pipe holds now, and whether its writer has closed it."""
+    chunks: list[bytes] = []
+    while (chunk := read_available(fd)) is not None:
+        if not chunk:
+            return b"".join(chunks), True
+        chunks.append(chunk)
+    return b"".join(chunks), False
 
 
 class RemoteProcess(BotProcess):
@@ -75,14 +86,15 @@ class RemoteProcess(BotProcess):
         seq = 0
         partial = b""
         keys = (remote.outbox_key(self.channel), remote.pending_key(self.channel))
+        os.set_blocking(self._to_bot_r, False)
         try:
-            while True:
+            ended = False
+            while not ended:
                 ready, _, _ = select.select([self._to_bot_r, self._wake_r], [], [])
-                if self._wake_r in ready:
-                    break
-                data = os.read(self._to_bot_r, 1 << 16)
-                if not data:
-                    break
+                # Torn down: what the runner wrote before (the last game's end) still goes out, then the channel closes.
+                ended = self._wake_r in ready
+                data, at_end = _drain(self._to_bot_r)
+                ended = ended or at_end
                 partial += data
                 *lines, partial = partial.split(b"\n")
                 for line in lines:
