@@ -33,8 +33,9 @@ def template() -> Iterator[str]:
 def _play(
     game_id: str, players: int, seed: int, names: list[str], time_ms: float = FAST_MS, iterations: int | None = None
 ) -> tuple[Any, float]:
-    """One whole game; returns its outcome and the longest move any ``search`` player took (seconds of this process's
-    CPU: the search's clock is wall time, but on a shared machine the wall clock also counts other processes)."""
+    """One whole game; returns its outcome and the longest move any ``search`` player took (seconds of this thread's
+    CPU: the search's clock is wall time, but on a shared machine the wall clock also counts other processes, and
+    the process's CPU the suite's other threads, such as a browser test's live server still winding down)."""
     state = get_game(game_id).new_state(players, seed)
     bots: list[Player[Any]] = [make_player(game_id, name, seed * 10 + seat) for seat, name in enumerate(names)]
     for seat, bot in enumerate(bots):
@@ -43,10 +44,10 @@ def _play(
             bot.time_ms, bot.max_iterations = time_ms, iterations
     longest = 0.0
     while (seat := state.to_move()) is not None:
-        began = time.process_time()
+        began = time.thread_time()
         action = bots[seat].act(state.observation(seat), state.legal_actions())
         if isinstance(bots[seat], SearchPlayer):
-            longest = max(longest, time.process_time() - began)
+            longest = max(longest, time.thread_time() - began)
         state.apply(action)  # raises IllegalAction for an illegal move
     return state.outcome(), longest
 
