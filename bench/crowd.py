@@ -30,6 +30,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 import urllib.error
@@ -426,7 +427,8 @@ def _attack(server: Server, match: int, sizes: list[int], samples: int) -> dict[
 
 
 def _old_tree() -> Path:
-    """The code before the async streams (the parent of the commit that added parlour/asgi.py), unpacked in var/."""
+    """The code before the async streams (the parent of the commit that added parlour/asgi.py), unpacked in the
+    system's temporary folder: an old copy of the code never sits in this checkout."""
     added = subprocess.run(
         ["git", "log", "--diff-filter=A", "--format=%H", "--", "parlour/asgi.py"],
         cwd=ROOT,
@@ -436,7 +438,7 @@ def _old_tree() -> Path:
     ).stdout.split()
     if not added:
         raise SystemExit("no commit adds parlour/asgi.py: cannot find the old set-up's code")
-    tree = ROOT / "var" / "bench" / "before-async"
+    tree = Path(tempfile.gettempdir()) / f"parlour-bench-before-async-{added[-1][:12]}"
     if not (tree / "manage.py").exists():
         tree.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(["git", "archive", f"{added[-1]}^"], cwd=ROOT, capture_output=True, check=True)
