@@ -37,18 +37,7 @@ from games.registry import builtin_players, get_game, make_player  # noqa: E402
 from games.search import random_playout  # noqa: E402
 from games.search_player import SEARCH, SearchPlayer, has_sampler, round_of_tokens  # noqa: E402
 from games.seen import Seen  # noqa: E402
-
-Z95 = 1.959964
-
-
-def wilson(wins: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+from games.simulate import wilson_interval  # noqa: E402
 
 
 def opponent(game_id: str) -> str:
@@ -97,7 +86,7 @@ def strength(
     with ProcessPoolExecutor(max_workers=jobs, initializer=_nice) as pool:
         results = list(pool.map(play_one, jobs_list, chunksize=4))
     wins = sum(won for won, _, _ in results)
-    low, high = wilson(wins, games)
+    low, high = wilson_interval(wins, games)
     fair = 1 / players
     row = {
         "win_rate": wins / games,
