@@ -10,10 +10,11 @@ what it draws. Each game's own tests show that the draws are uniform where the c
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
-from games.base import State, canonical, has_sampler
+from games.base import Player, State, canonical, has_sampler
 from games.registry import GAMES, get_game, make_player
 from games.seen import Seen
 from games.simulate import MAX_DECISIONS
@@ -36,11 +37,24 @@ def _seen(game_id: str, seat: int, state: State) -> Seen:
     )
 
 
-def _play_until_over(game_id: str, state: State, seed: int) -> None:
-    """Random players (they fill the templates some games list) play a sample on to its end."""
+def _random_players(game_id: str, state: State, seed: int) -> list[Player[Any]]:
+    """A started random player per seat (they fill the templates some games list), seeded ``seed``, ``seed + 1``, …"""
     players = [make_player(game_id, "random", seed + seat) for seat in range(state.players)]
     for seat, player in enumerate(players):
         player.start(seat, state.players, state.options)
+    return players
+
+
+def _new_game(game_id: str, seed: int) -> tuple[State, list[Player[Any]], list[Seen]]:
+    """Game ``seed`` of the suite (the player counts in turn), its random players and each seat's empty record."""
+    game = get_game(game_id)
+    state = game.new_state(game.min_players + seed % (game.max_players - game.min_players + 1), seed)
+    return state, _random_players(game_id, state, seed * 10), [_seen(game_id, s, state) for s in range(state.players)]
+
+
+def _play_until_over(game_id: str, state: State, seed: int) -> None:
+    """Random players play a sample on to its end."""
+    players = _random_players(game_id, state, seed)
     for _ in range(MAX_DECISIONS):
         seat = state.to_move()
         if seat is None:
@@ -56,12 +70,7 @@ def test_a_sample_tells_the_seat_exactly_what_it_was_told(game_id: str) -> None:
     decisions = 0
     seed = 0
     while decisions < DECISIONS:
-        players = game.min_players + seed % (game.max_players - game.min_players + 1)
-        state = game.new_state(players, seed)
-        bots = [make_player(game_id, "random", seed * 10 + seat) for seat in range(players)]
-        for seat, bot in enumerate(bots):
-            bot.start(seat, players, state.options)
-        seen = [_seen(game_id, seat, state) for seat in range(players)]
+        state, bots, seen = _new_game(game_id, seed)
         rng = random.Random(seed)
         while (seat := state.to_move()) is not None:
             observation = state.observation(seat)
@@ -85,12 +94,7 @@ def test_hidden_information_the_seat_cannot_see_does_not_move_its_samples(game_i
     game = get_game(game_id)
     checked = 0
     for seed in range(40):
-        players = game.min_players + seed % (game.max_players - game.min_players + 1)
-        state = game.new_state(players, seed)
-        bots = [make_player(game_id, "random", seed * 10 + seat) for seat in range(players)]
-        for seat, bot in enumerate(bots):
-            bot.start(seat, players, state.options)
-        seen = [_seen(game_id, seat, state) for seat in range(players)]
+        state, bots, seen = _new_game(game_id, seed)
         rng = random.Random(seed)
         while (seat := state.to_move()) is not None:
             observation, legal = state.observation(seat), state.legal_actions()
