@@ -14,7 +14,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -62,6 +62,9 @@ from league.tables.services import do_sweep_tables
 from league.tournaments.services import do_advance_running_tournaments, do_advance_tournament
 from workers import faults, live
 from workers.seats import runner_seat as _runner_seat
+
+if TYPE_CHECKING:
+    from league.bots.models import BotVersion
 
 log = logging.getLogger(__name__)
 # Errors of the database connection itself (not of a query: those are bugs, and retrying them would not help).
@@ -398,7 +401,8 @@ def validate_version(self: AnyTask, version_id: int, claim_token: str | None = N
 
     Not necessarily ``version_id``: the fairest due version (``do_claim_next_version``), so that one user's
     burst of uploads does not hold up another's. Each upload sends one message, so each version still gets one;
-    ``version_id`` is claimed when no fairer one is left. ``claim_token``: a retry of this worker's own claim."""
+    ``version_id`` is claimed when no fairer one is left, and the worker goes on to the next fairest while any is
+    due. ``claim_token``: a retry of this worker's own claim."""
     worker = _worker(self)
     try:
         if claim_token is None:
@@ -410,6 +414,23 @@ def validate_version(self: AnyTask, version_id: int, claim_token: str | None = N
     if version is None:
         log.info("version %s: nothing to do (another worker holds it, or it is validated)", version_id)
         return
+    # Then the next fairest due version while there is one (MATCH_CHAIN_MAX in all, none claimed after
+    # MATCH_CHAIN_SECONDS): a message lost, or spent on a version that another worker had taken, leaves no upload
+    # waiting for the sweeper's resend while this worker is validating.
+    left, until = settings.MATCH_CHAIN_MAX - 1, time.monotonic() + settings.MATCH_CHAIN_SECONDS
+    while version is not None:
+        _validate_claimed(self, version)
+        if left <= 0 or time.monotonic() > until:
+            return
+        left -= 1
+        try:
+            version = do_claim_next_version(worker)
+        except DATABASE_ERRORS as error:
+            log.warning("no next version claimed after version %s: %s", version_id, _describe(error))
+            return
+
+
+def _validate_claimed(self: AnyTask, version: BotVersion) -> None:
     version_id = version.pk
     token, what = version.claim_token, f"version {version_id}"
     game = version.bot.game
