@@ -43,6 +43,15 @@ def _prepare(sender: Celery, **kwargs: object) -> None:
 
 
 @worker_init.connect
+def _lower_priority(**kwargs: object) -> None:
+    # Before the pool forks: its processes and their bots inherit the niceness (settings.WORKER_NICE).
+    from django.conf import settings
+
+    if settings.WORKER_NICE:
+        os.nice(settings.WORKER_NICE)
+
+
+@worker_init.connect
 def _check_sandbox(**kwargs: object) -> None:
     # A worker that cannot isolate bots must not take matches: fail at start-up, saying what is missing.
     from workers.startup import SandboxUnavailable, check_sandbox

@@ -265,6 +265,12 @@ WORKER_STALL_SECONDS = env_int("WORKER_STALL_SECONDS", 30, minimum=2)
 WORKER_HEARTBEAT_FILE = env_str("WORKER_HEARTBEAT_FILE")
 # Processes of the match worker that `make run` starts (the validation lane has one of its own).
 WORKERS = env_int("WORKERS", 2, minimum=1)
+# A worker lowers its CPU priority by this much at start-up (its pool and the bots' sandboxes inherit it): where the
+# web server and the workers share a machine, people's pages come before matches played flat out. 0 on the embedded
+# default; .env.production.example sets 10. Bots are charged their CPU time, so a niced match is as fair.
+WORKER_NICE = env_int("WORKER_NICE", 0, minimum=0)
+if WORKER_NICE > 19:
+    raise ConfigError("WORKER_NICE must be at most 19 (the lowest priority)")
 if WORKER_STALL_SECONDS <= 2 * WORKER_HEARTBEAT_SECONDS:
     raise ConfigError("WORKER_STALL_SECONDS must be more than twice WORKER_HEARTBEAT_SECONDS")
 CELERY_TASK_IGNORE_RESULT = True

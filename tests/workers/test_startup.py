@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from django.test.utils import override_settings
@@ -37,3 +39,20 @@ def test_a_worker_process_without_isolation_exits_saying_why(tmp_path) -> None:
     )
     assert process.returncode != 0
     assert "ALLOW_UNSANDBOXED_BOTS" in process.stdout + process.stderr
+
+
+def _niceness(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+def _children(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [int(child) for child in children]
+
+
+def test_a_worker_lowers_its_own_and_its_pools_priority_by_worker_nice(celery_workers) -> None:
+    """The production settings run workers at niceness 10 (.env.production.example): pages before matches."""
+    worker = celery_workers.start(concurrency=2, WORKER_NICE="7")
+    pool = celery_workers.wait_for(lambda: len(_children(worker.pid)) >= 2 and _children(worker.pid), 60, "the pool")
+    assert _niceness(worker.pid) == _niceness(os.getpid()) + 7
+    assert [_niceness(child) for child in pool] == [_niceness(os.getpid()) + 7] * len(pool)
