@@ -170,8 +170,8 @@ def wait_serving(process: subprocess.Popen[bytes], port: int, what: str, log: Pa
 
 
 @contextlib.contextmanager
-def worker(db_name: str, concurrency: int, log_dir: Path) -> Iterator[Worker]:
-    started = Worker(db_name, concurrency, log_dir)
+def worker(db_name: str, concurrency: int, log_dir: Path, env: dict[str, str] | None = None) -> Iterator[Worker]:
+    started = Worker(db_name, concurrency, log_dir, env=env)
     try:
         started.wait_ready()
         yield started

@@ -2,6 +2,7 @@
 `bots.authoring.connect` as the owner's machine, all on loopback.
 
     .venv/bin/python bench/remote.py [--quick] [--decision-games 20] [--drop-games 200] [--drops 20] [--crowd 50]
+        [--worker-nice 10] [--client-nice 10]
 
 1. **Overhead**: the same bot (the Love Letter example, a Python program) plays against the built-in random player,
    sandboxed (bwrap) and as a remote seat connected through the site, alternating game by game in one run; the site
@@ -17,7 +18,8 @@
 3. **Crowd**: CROWD remote bots connected at once (each a connection of its own, its games played in process by a
    random player: CROWD programs would not fit on two cores) play matches among themselves, while this process reads
    four pages (home, a leaderboard, a remote bot's page, the match list) one after another. Figures: the pages' p99
-   before the bots connect and while they play, games finished.
+   before the bots connect and while they play, games finished. The worker runs at the production settings'
+   WORKER_NICE (10: --worker-nice) and the bots' process at --client-nice (10: they stand for other machines).
 
 Parts 2 and 3 run on the site as parlour/asgi.py serves it. Last line: ``remote: decision_p95_ms <X> (the direct
 route's) overhead_p95_ms <Y> drops <N> resumed <M> max_resume_ms <Z> crowd <C> crowd_games <G> page_p99_ms <P>``.
@@ -310,9 +312,13 @@ def _page_times(server: Server, paths: list[str], rounds: int) -> list[float]:
     return times
 
 
-def _crowd_process(url: str, keys: list[str], ids: list[int], stop: Any) -> None:
-    """The crowd's connections, in a process of their own: their threads must not take the page timer's GIL."""
+def _crowd_process(url: str, keys: list[str], ids: list[int], stop: Any, nice: int) -> None:
+    """The crowd's connections, in a process of their own: their threads must not take the page timer's GIL.
+    ``nice``: they stand for fifty owners' machines, so they take only the CPU the site leaves (as bench/crowd.py's
+    watchers with --client-nice)."""
     from bots.authoring.connect import Connection
+
+    os.nice(nice)
 
     connections = [
         Connection(url, key, lambda seed=bot_id: RandomBot(seed))  # type: ignore[misc]
@@ -325,7 +331,7 @@ def _crowd_process(url: str, keys: list[str], ids: list[int], stop: Any) -> None
         connection.stop()
 
 
-def crowd(server: Server, size: int, games_each: int, rounds: int, results: str | None) -> tuple[int, float]:
+def crowd(server: Server, size: int, games_each: int, rounds: int, results: str | None, nice: int) -> tuple[int, float]:
     import multiprocessing
 
     from django.contrib.auth.models import User
@@ -342,7 +348,7 @@ def crowd(server: Server, size: int, games_each: int, rounds: int, results: str 
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     keys, ids = [key for _, key in bots], [bot.pk for bot, _ in bots]
-    process = context.Process(target=_crowd_process, args=(server.url, keys, ids, stop), daemon=True)
+    process = context.Process(target=_crowd_process, args=(server.url, keys, ids, stop, nice), daemon=True)
     process.start()
     _wait_online(ids)
     versions = [bot.current_version() for bot, _ in bots]
@@ -378,6 +384,12 @@ def main() -> None:
     parser.add_argument("--crowd-games", type=int, default=2, help="games per pair of crowd bots")
     parser.add_argument("--page-rounds", type=int, default=25, help="rounds of the four pages")
     parser.add_argument("--workers", type=int, default=4, help="the Celery worker's concurrency")
+    parser.add_argument(
+        "--worker-nice", type=int, default=10, help="the worker's WORKER_NICE (10: .env.production.example's)"
+    )
+    parser.add_argument(
+        "--client-nice", type=int, default=10, help="the remote bots' niceness (they stand for other machines)"
+    )
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
     parser.add_argument("--parts", default="1,2,3", help="which parts to run (default all: 1,2,3)")
     args = parser.parse_args()
@@ -405,13 +417,15 @@ def main() -> None:
             print("\n1. a remote seat on loopback vs the same bot sandboxed, alternating", flush=True)
             p95, extra = overhead({"django": server, "direct": direct}, owner, args.decision_games, args.results)
             direct.stop()
-        with infra.worker(DB_NAME, args.workers, log_dir):
+        with infra.worker(DB_NAME, args.workers, log_dir, env={"WORKER_NICE": str(args.worker_nice)}):
             if "2" in parts:
                 print(f"\n2. {args.drop_games} rated games, the connection dropped {args.drops} times", flush=True)
                 dropped, resumed, worst = drops(server, owner, args.drop_games, args.drops, args.results)
             if "3" in parts:
                 print(f"\n3. {args.crowd} remote bots connected at once", flush=True)
-                crowd_finished, page_p99 = crowd(server, args.crowd, args.crowd_games, args.page_rounds, args.results)
+                crowd_finished, page_p99 = crowd(
+                    server, args.crowd, args.crowd_games, args.page_rounds, args.results, args.client_nice
+                )
     finally:
         server.stop()
         if direct is not None:
