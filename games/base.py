@@ -120,14 +120,51 @@ class State:
     action list reproduce every state: that list *is* the replay.
     """
 
+    # The generator, copy-on-write. A search clones states thousands of times a second, and copying a Mersenne
+    # Twister (``getstate``/``setstate``) costs more than the rest of most clones, while most clones never draw: a
+    # clone shares its original's generator (``_field_copy`` marks both as sharing) until either reads ``rng``,
+    # which then copies it, so each draws exactly what an unshared copy would. ``None``: made from ``seed`` when
+    # first read (a sampled state, which rarely draws). Code must not keep ``rng`` in a variable across a clone.
+    _rng: random.Random | None = None
+    _rng_shared: bool = False  # another state may hold ``_rng`` too: copy it before drawing
+
     def __init__(self, game: Game, players: int, seed: int, options: dict[str, Any]) -> None:
         self.game = game
         self.players = players
         self.seed = seed
         self.options = options
-        self.rng = random.Random(seed)
         self.history: list[Action] = []
         self._setup()
+
+    @property
+    def rng(self) -> random.Random:
+        """This state's own generator (read it only to draw: a read may copy a shared one)."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random(self.seed)
+            self._rng_shared = False
+        elif self._rng_shared:
+            copied = random.Random.__new__(random.Random)
+            copied.setstate(rng.getstate())
+            rng = self._rng = copied
+            self._rng_shared = False
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng, self._rng_shared = value, False
+
+    def _reseed(self, seed: int) -> None:
+        """A fresh generator from ``seed`` (the state's ``seed`` from now on), made only if the state draws."""
+        self.seed, self._rng, self._rng_shared = seed, None, False
+
+    def _field_copy(self) -> Self:
+        """A new state holding this one's fields, the same objects (``_clone`` then copies those the game changes),
+        the generator shared copy-on-write."""
+        self._rng_shared = True
+        new = object.__new__(type(self))
+        new.__dict__ = self.__dict__.copy()
+        return new
 
     # ----- hooks a game fills in -------------------------------------------------------------------------------
     def _setup(self) -> None:

@@ -433,41 +433,12 @@ class LoveLetterState(State):
         return self.over
 
     # ----- the forward model ------------------------------------------------------------------------------------
-    # A search clones one state thousands of times, and copying a ``random.Random`` (``getstate``) costs more than
-    # the rest of the state: clones share one snapshot of the generator's state, an immutable tuple, and each makes
-    # its own generator from it only when it needs one (at a round's deal). Whoever uses ``rng`` drops the snapshot,
-    # so a later clone takes a fresh one; code must not keep ``rng`` in a variable across a ``clone()``.
-    _rng: random.Random | None
-    _rng_state: tuple[Any, ...] | None
-
-    @property
-    def rng(self) -> random.Random:
-        rng = self._rng
-        if rng is None:
-            assert self._rng_state is not None, "a state has a generator or a snapshot of one"
-            rng = self._rng = random.Random()
-            rng.setstate(self._rng_state)
-        self._rng_state = None
-        return rng
-
-    @rng.setter
-    def rng(self, value: random.Random) -> None:
-        self._rng = value
-        self._rng_state = None
-
     def _clone(self) -> Self:
         """A field copy. Shared, because nothing changes them once made: the game, the options, the moves of the
         round and the actions of the history (each complete), ``last_round`` and ``set_aside_up`` (replaced, not
-        changed, at each round)."""
-        new = object.__new__(type(self))
-        mine = self.__dict__
-        snapshot = mine["_rng_state"]
-        if snapshot is None:
-            snapshot = mine["_rng_state"] = mine["_rng"].getstate()
+        changed, at each round); the generator until either state draws (``State._field_copy``)."""
+        new = self._field_copy()
         copied = new.__dict__
-        copied.update(mine)
-        copied["_rng"] = None
-        copied["_rng_state"] = snapshot
         copied["history"] = self.history[:]
         copied["tokens"] = self.tokens[:]
         copied["deck"] = self.deck[:]
