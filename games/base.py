@@ -101,9 +101,19 @@ def same_json(a: Any, b: Any) -> bool:
     return repr(a) == repr(b) if isinstance(a, float) else True
 
 
+_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
 def copy_json(value: Any) -> Any:
     """A deep copy of a JSON value (``copy.deepcopy`` without its memo and dispatch: actions are copied at every
     move)."""
+    if type(value) is dict:  # most actions: one flat object of numbers, copied in one step
+        scalars = _SCALARS
+        for item in value.values():
+            if type(item) not in scalars:
+                break
+        else:
+            return value.copy()
     if isinstance(value, dict):
         return {key: copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -111,6 +121,20 @@ def copy_json(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(copy_json(item) for item in value)
     return value
+
+
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(items)``: the same order from the same generator, which ends in the same state, in about half
+    the time. ``random.Random.shuffle`` draws each swap with a method call of its own (``_randbelow``: ``getrandbits``
+    of the bound's bit length, again while above it); the same draws inline. Engines deal with it."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        bound = i + 1
+        bits = bound.bit_length()
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
 
 
 class State:
@@ -193,7 +217,9 @@ class State:
         return f"{canonical(action)} is not one of the legal actions"
 
     def _apply(self, action: Action) -> list[str]:
-        """Apply a validated, canonical action and return public narration lines. Must not raise."""
+        """Apply a validated, canonical action and return public narration lines. Must not raise. ``action`` is the
+        copy recorded in ``history``: the rules read it and never change it (``_advance`` passes them a listed
+        action, which may be shared, the same way)."""
         raise NotImplementedError
 
     def _observation(self, seat: int) -> Mapping[str, Any]:
@@ -267,9 +293,9 @@ class State:
             raise IllegalAction("the game is over")
         if not isinstance(action, dict):
             raise IllegalAction("an action must be a JSON object")
-        legal = self._check(action)
-        self.history.append(copy_json(legal))
-        return self._apply(copy_json(legal))
+        recorded = copy_json(self._check(action))  # the caller's and the legal list's objects stay theirs
+        self.history.append(recorded)
+        return self._apply(recorded)
 
     def advance(self, action: Action) -> None:
         """The forward model's step: play ``action``, which must be one of ``legal_actions()`` as listed (it is not

@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import chain, combinations, islice
 from typing import Any, Literal, Self
 
-from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys, shuffle
 from games.high_society import declaration
 from games.high_society.declaration import StatusCard
 from games.spec import GameSpec
@@ -120,7 +120,7 @@ class HighSocietyState(State):
             self.deck: list[Card] = [card_from_json(card) for card in self.options["deck"]]
         else:
             self.deck = list(STATUS_DECK)
-            self.rng.shuffle(self.deck)
+            shuffle(self.deck, self.rng)
         self.hands: list[list[int]] = [list(MONEY) for _ in range(n)]
         self.bids: list[list[int]] = [[] for _ in range(n)]
         self.spent: list[list[int]] = [[] for _ in range(n)]

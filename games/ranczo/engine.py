@@ -10,7 +10,7 @@ import bisect
 import random
 from typing import Any, Self
 
-from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int, shuffle
 from games.ranczo import declaration
 from games.ranczo.declaration import Buried, Card, Cell, Played
 from games.spec import GameSpec
@@ -145,7 +145,7 @@ class RanczoState(State):
             order = [card["id"] for card in self.options["deck"]]
         else:
             order = list(range(CARD_COUNT))
-            self.rng.shuffle(order)
+            shuffle(order, self.rng)
         # Dealing: seat 0 takes the top 7 cards, seat 1 the next 7, …; the next card opens the grid (RULES.md "Setup").
         self.hands = [sorted(order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(self.players)]
         first = order[self.players * HAND_SIZE]

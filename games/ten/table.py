@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any, Self
 
-from games.base import Outcome, State
+from games.base import Outcome, State, shuffle
 from games.ten.cards import (
     FIASCO_WORTH,
     Catalogue,
@@ -36,7 +36,7 @@ class TenTable(State):
             deck = [card["id"] for card in reversed(self.options["deck"])]
         else:
             deck = list(range(len(self.faces)))
-            self.rng.shuffle(deck)
+            shuffle(deck, self.rng)
         self._set_deck(deck)
         self.play_area: list[int] = []
         self.market: list[int] = []
