@@ -1,6 +1,7 @@
 """Random playouts per second on one core for every registered game, where the time goes, and how it grows.
 
     .venv/bin/python bench/engines.py [--seconds 3] [--repeats 3] [game ...]
+    .venv/bin/python bench/engines.py --against DIR [--seconds 3] [--repeats 5] [game ...]
 
 For each game: complete random games per second (legal actions + observation of the mover + apply, as a match
 runs them), then the split of that time between legal_actions, observation and apply. Medians over 3 repeats.
@@ -10,30 +11,41 @@ the time per decision in the shortest and the longest quarter of the playouts (e
 length of a game; larger for long games: something grows with the history), and the slope of time against
 decisions (least squares), in µs per decision.
 
+With ``--against DIR`` (another copy of the code, e.g. ``git archive <commit> | tar -x -C DIR``): the same random
+playouts of that code's engines and of this one's, side by side, each run in a fresh process of its own, the two
+alternating (which goes first alternates too), and the ratio of their playouts per second, by wall clock and by the
+process's CPU time (steadier on a shared machine: time spent waiting for a core is not counted). Medians over the
+repeats; the ratio's range is over the pairs of runs.
+
 A public implementation of the same game, side by side: ``bench/pypi_loveletter.py`` (Love Letter).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import machine, record, table
-from games.registry import GAMES, get_game, make_player
+from bench.common import ROOT, machine, record, table
 
 
-def playouts(game_id: str, seconds: float) -> tuple[float, dict[str, float], list[tuple[int, float]]]:
-    """(playouts per second, share of time per engine call, [(decisions, seconds) of every playout])."""
+def playouts(game_id: str, seconds: float) -> tuple[float, dict[str, float], list[tuple[int, float]], float]:
+    """(playouts per second, share of time per engine call, [(decisions, seconds) of every playout], playouts per
+    second of the process's CPU time)."""
+    from games.registry import get_game, make_player  # the tree's first on the path (``--tree``)
+
     game = get_game(game_id)
     spent = {"legal_actions": 0.0, "observation": 0.0, "apply": 0.0}
     games = 0
     lengths: list[tuple[int, float]] = []
     clock = time.perf_counter
+    cpu = time.process_time()
     start = clock()
     while clock() - start < seconds:
         began = clock()
@@ -60,7 +72,8 @@ def playouts(game_id: str, seconds: float) -> tuple[float, dict[str, float], lis
         lengths.append((decisions, clock() - began))
         games += 1
     elapsed = clock() - start
-    return games / elapsed, {key: value / elapsed for key, value in spent.items()}, lengths
+    cpu = time.process_time() - cpu
+    return games / elapsed, {key: value / elapsed for key, value in spent.items()}, lengths, games / cpu
 
 
 def growth(lengths: list[tuple[int, float]]) -> dict[str, float]:
@@ -84,13 +97,63 @@ def growth(lengths: list[tuple[int, float]]) -> dict[str, float]:
     }
 
 
+def run_in(tree: Path, game_id: str, seconds: float) -> tuple[float, float]:
+    """(playouts/s, playouts per CPU second) of ``tree``'s engine, in a fresh process."""
+    command = [sys.executable, __file__, "--tree", str(tree), "--seconds", str(seconds), game_id]
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    rate, cpu_rate = json.loads(out.splitlines()[-1])
+    return rate, cpu_rate
+
+
+def side_by_side(games: list[str], against: Path, seconds: float, repeats: int, results: str | None) -> None:
+    print(f"# Engines, {against} (before) against {ROOT} (after), side by side. {machine()}")
+    rows = []
+    for game_id in games:
+        before: list[tuple[float, float]] = []
+        after: list[tuple[float, float]] = []
+        for repeat in range(repeats):
+            order = [(against, before), (ROOT, after)]
+            for tree, runs in order if repeat % 2 == 0 else order[::-1]:
+                runs.append(run_in(tree, game_id, seconds))
+        wall = [new[0] / old[0] for old, new in zip(before, after, strict=True)]
+        cpu = [new[1] / old[1] for old, new in zip(before, after, strict=True)]
+        rows.append(
+            [
+                game_id,
+                statistics.median(run[0] for run in before),
+                statistics.median(run[0] for run in after),
+                f"{statistics.median(wall):.2f}x ({min(wall):.2f}-{max(wall):.2f})",
+                statistics.median(run[1] for run in before),
+                statistics.median(run[1] for run in after),
+                f"{statistics.median(cpu):.2f}x ({min(cpu):.2f}-{max(cpu):.2f})",
+            ]
+        )
+        record(results, "engines", f"{game_id} random playouts/s, after/before", round(statistics.median(wall), 2), "x")
+    headings = ["game", "before /s", "after /s", "after/before", "before /CPU s", "after /CPU s", "by CPU time"]
+    print(table(rows, headings))
+    print(f"(medians of {repeats} runs of {seconds:g} s each, alternating; ranges over the pairs of runs)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("games", nargs="*", default=list(GAMES))
+    parser.add_argument("games", nargs="*")
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--results", help="append the figures to this JSON-lines file")
+    parser.add_argument("--against", type=Path, help="another copy of the code: its engines side by side with these")
+    parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # one run of that tree's engine, as JSON
     args = parser.parse_args()
+    if args.tree is not None:
+        sys.path.insert(0, str(args.tree.resolve()))
+        rate, _split, _lengths, cpu_rate = playouts(args.games[0], args.seconds)
+        print(json.dumps([rate, cpu_rate]))
+        return
+    from games.registry import GAMES
+
+    args.games = args.games or list(GAMES)
+    if args.against is not None:
+        side_by_side(args.games, args.against.resolve(), args.seconds, args.repeats, args.results)
+        return
     print(f"# Engines: random playouts on one core. {machine()}")
     rows, grow_rows = [], []
     for game_id in args.games:

@@ -101,9 +101,19 @@ def same_json(a: Any, b: Any) -> bool:
     return repr(a) == repr(b) if isinstance(a, float) else True
 
 
+_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
 def copy_json(value: Any) -> Any:
     """A deep copy of a JSON value (``copy.deepcopy`` without its memo and dispatch: actions are copied at every
     move)."""
+    if type(value) is dict:  # most actions: one flat object of numbers, copied in one step
+        scalars = _SCALARS
+        for item in value.values():
+            if type(item) not in scalars:
+                break
+        else:
+            return value.copy()
     if isinstance(value, dict):
         return {key: copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -113,6 +123,20 @@ def copy_json(value: Any) -> Any:
     return value
 
 
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(items)``: the same order from the same generator, which ends in the same state, in about half
+    the time. ``random.Random.shuffle`` draws each swap with a method call of its own (``_randbelow``: ``getrandbits``
+    of the bound's bit length, again while above it); the same draws inline. Engines deal with it."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        bound = i + 1
+        bits = bound.bit_length()
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
+
+
 class State:
     """One game in progress. Subclasses implement the hooks below; the public methods are final.
 
@@ -120,14 +144,51 @@ class State:
     action list reproduce every state: that list *is* the replay.
     """
 
+    # The generator, copy-on-write. A search clones states thousands of times a second, and copying a Mersenne
+    # Twister (``getstate``/``setstate``) costs more than the rest of most clones, while most clones never draw: a
+    # clone shares its original's generator (``_field_copy`` marks both as sharing) until either reads ``rng``,
+    # which then copies it, so each draws exactly what an unshared copy would. ``None``: made from ``seed`` when
+    # first read (a sampled state, which rarely draws). Code must not keep ``rng`` in a variable across a clone.
+    _rng: random.Random | None = None
+    _rng_shared: bool = False  # another state may hold ``_rng`` too: copy it before drawing
+
     def __init__(self, game: Game, players: int, seed: int, options: dict[str, Any]) -> None:
         self.game = game
         self.players = players
         self.seed = seed
         self.options = options
-        self.rng = random.Random(seed)
         self.history: list[Action] = []
         self._setup()
+
+    @property
+    def rng(self) -> random.Random:
+        """This state's own generator (read it only to draw: a read may copy a shared one)."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = random.Random(self.seed)
+            self._rng_shared = False
+        elif self._rng_shared:
+            copied = random.Random.__new__(random.Random)
+            copied.setstate(rng.getstate())
+            rng = self._rng = copied
+            self._rng_shared = False
+        return rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng, self._rng_shared = value, False
+
+    def _reseed(self, seed: int) -> None:
+        """A fresh generator from ``seed`` (the state's ``seed`` from now on), made only if the state draws."""
+        self.seed, self._rng, self._rng_shared = seed, None, False
+
+    def _field_copy(self) -> Self:
+        """A new state holding this one's fields, the same objects (``_clone`` then copies those the game changes),
+        the generator shared copy-on-write."""
+        self._rng_shared = True
+        new = object.__new__(type(self))
+        new.__dict__ = self.__dict__.copy()
+        return new
 
     # ----- hooks a game fills in -------------------------------------------------------------------------------
     def _setup(self) -> None:
@@ -156,7 +217,9 @@ class State:
         return f"{canonical(action)} is not one of the legal actions"
 
     def _apply(self, action: Action) -> list[str]:
-        """Apply a validated, canonical action and return public narration lines. Must not raise."""
+        """Apply a validated, canonical action and return public narration lines. Must not raise. ``action`` is the
+        copy recorded in ``history``: the rules read it and never change it (``_advance`` passes them a listed
+        action, which may be shared, the same way)."""
         raise NotImplementedError
 
     def _observation(self, seat: int) -> Mapping[str, Any]:
@@ -230,9 +293,9 @@ class State:
             raise IllegalAction("the game is over")
         if not isinstance(action, dict):
             raise IllegalAction("an action must be a JSON object")
-        legal = self._check(action)
-        self.history.append(copy_json(legal))
-        return self._apply(copy_json(legal))
+        recorded = copy_json(self._check(action))  # the caller's and the legal list's objects stay theirs
+        self.history.append(recorded)
+        return self._apply(recorded)
 
     def advance(self, action: Action) -> None:
         """The forward model's step: play ``action``, which must be one of ``legal_actions()`` as listed (it is not

@@ -62,7 +62,7 @@ def sample(cls: type[StateT], game: Game, seen: Seen, rng: random.Random) -> Sta
     seed = rng.getrandbits(64)
     state = object.__new__(cls)
     state.game, state.players, state.seed, state.options = game, players, seed, dict(seen.options)
-    state.rng, state.rng_shared = random.Random(seed), False
+    state.rng = random.Random(seed)
     state.history = []
     _copy_public(state, obs)
     if phase == "create":

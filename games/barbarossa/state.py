@@ -299,7 +299,7 @@ class BarbarossaState(BarbarossaTable):
 
     def _move(self, seat: int, paid: int | None, lines: list[str] | None) -> None:
         if paid is None:
-            steps = self._own_rng().randint(1, 6)
+            steps = self.rng.randint(1, 6)
             self.last_roll = steps
         else:
             steps = paid

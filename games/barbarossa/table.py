@@ -86,7 +86,6 @@ class BarbarossaTable(State):
     # ----- setup ---------------------------------------------------------------------------------------------------
     def _setup(self) -> None:
         n = self.players
-        self.rng_shared = False  # see ``_clone``
         self.per_player = OBJECTS_PER_PLAYER[n]
         self.objects: list[dict[str, Any]] = [
             {
@@ -251,11 +250,8 @@ class BarbarossaTable(State):
     def _clone(self) -> Self:
         # Faster than the base deepcopy: actions and log entries are never mutated once recorded, so the lists that
         # hold them are copied shallowly; only the objects and the per-seat counters are mutable in place.
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        # The generator is shared until either state rolls the die (``_own_rng``): copying its state costs more than
-        # the rest of the clone, and a search drops many clones before any roll.
-        self.rng_shared = new.rng_shared = True
+        # The generator is shared until either state rolls the die (``State._field_copy``).
+        new = self._field_copy()
         new.options = dict(self.options)
         new.history = list(self.history)
         # An object's ``solved_by`` is replaced, never changed in place (``_guess``): the copies share it.
@@ -269,14 +265,6 @@ class BarbarossaTable(State):
         new.letters = [list(told) for told in self.letters]
         new.scores = list(self.scores) if self.scores is not None else None
         return new
-
-    def _own_rng(self) -> random.Random:
-        """This state's own generator, copied from the one a clone shares before it first draws from it."""
-        if self.rng_shared:
-            rng = random.Random.__new__(random.Random)
-            rng.setstate(self.rng.getstate())
-            self.rng, self.rng_shared = rng, False
-        return self.rng
 
     def consistent_words(self, obj: dict[str, Any], observer: int) -> set[str]:
         """Words ``obj`` could hold as far as ``observer`` knows (for hidden-information checks)."""

@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import chain, combinations, islice
 from typing import Any, Literal, Self
 
-from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, copy_json, ranks_from_keys, shuffle
 from games.high_society import declaration
 from games.high_society.declaration import StatusCard
 from games.spec import GameSpec
@@ -120,7 +120,7 @@ class HighSocietyState(State):
             self.deck: list[Card] = [card_from_json(card) for card in self.options["deck"]]
         else:
             self.deck = list(STATUS_DECK)
-            self.rng.shuffle(self.deck)
+            shuffle(self.deck, self.rng)
         self.hands: list[list[int]] = [list(MONEY) for _ in range(n)]
         self.bids: list[list[int]] = [[] for _ in range(n)]
         self.spent: list[list[int]] = [[] for _ in range(n)]
@@ -141,35 +141,9 @@ class HighSocietyState(State):
     def _blank(cls, game: HighSocietyGame, players: int, seed: int, options: dict[str, Any]) -> HighSocietyState:
         """A state with the base fields set and no deal (nothing drawn): the sampler fills in the rest."""
         state = object.__new__(cls)
-        state.game, state.players, state.seed, state.options = game, players, seed, options
-        state._rng, state._rng_from = None, seed
+        state.game, state.players, state.seed, state.options = game, players, seed, options  # rng: made from seed
         state.history = []
         return state
-
-    # ----- the generator, made only when read -----------------------------------------------------------------
-    # The engine draws from ``rng`` only to deal. Copying a Mersenne Twister costs more than the rest of a clone,
-    # and seeding one most of a sample, so a state makes its generator when ``rng`` is first read: ``_rng`` is the
-    # state's own once made; until then ``_rng_from`` says what to make it from, a seed or the generator a clone was
-    # taken from (frozen: neither state draws from it again, each copies it; a reference kept from before the clone
-    # is no longer the state's).
-    _rng: random.Random | None
-    _rng_from: random.Random | int | None
-
-    @property
-    def rng(self) -> random.Random:
-        if self._rng is None:
-            source = self._rng_from
-            if isinstance(source, random.Random):
-                self._rng = random.Random()
-                self._rng.setstate(source.getstate())
-            else:
-                self._rng = random.Random(source)
-            self._rng_from = None
-        return self._rng
-
-    @rng.setter
-    def rng(self, value: random.Random) -> None:
-        self._rng, self._rng_from = value, None
 
     def _reveal(self, starter: int, say: list[str] | None) -> None:
         """Start the next auction (RULES.md "An auction" 1-2); the fourth red-ring card ends the game unauctioned."""
@@ -444,12 +418,9 @@ class HighSocietyState(State):
     def _clone(self) -> Self:
         """A field copy. Shared with the original: the immutable fields, the options (read-only set-up), the recorded
         actions (never changed once recorded; the list of them is copied) and, until either state reads ``rng``, the
-        generator it is made from."""
-        if self._rng is not None:
-            self._rng_from, self._rng = self._rng, None
-        new = object.__new__(type(self))
+        generator (``State._field_copy``)."""
+        new = self._field_copy()
         fields = new.__dict__
-        fields.update(self.__dict__)
         fields["history"] = self.history[:]
         fields["deck"] = self.deck[:]
         fields["hands"] = [hand[:] for hand in self.hands]

@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from typing import Any, Self
 
-from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int, shuffle
 from games.love_letter import declaration
 from games.spec import GameSpec
 
@@ -65,7 +65,7 @@ class LoveLetterState(State):
         """RULES.md "A round" 1-3: burn a card, (2 players) three face up, one card each from the starter clockwise."""
         if deck is None:
             deck = list(FULL_DECK)
-            self.rng.shuffle(deck)
+            shuffle(deck, self.rng)
         n = self.players
         self.round += 1
         self.starter = starter
@@ -200,13 +200,17 @@ class LoveLetterState(State):
                 if size == 1:
                     return {"card": card}
             else:
-                targets = self._targets(seat)
+                out, protected = self.out, self.protected
                 target = action.get("target")
-                if card != PRINCE and not targets:
-                    if size == 1:
+                if type(target) is int and 0 <= target < self.players:
+                    # One of the targets (so there are some), or the Prince on its own player.
+                    named = not out[target] and not protected[target] if target != seat else card == PRINCE
+                else:
+                    named = False
+                if not named:
+                    # Without a target only when nobody may be targeted (RULES.md "Targeting and protection" 2).
+                    if size == 1 and card != PRINCE and not self._targets(seat):
                         return {"card": card}
-                elif type(target) is not int or not (target in targets or (card == PRINCE and target == seat)):
-                    pass
                 elif card != GUARD:
                     if size == 2:
                         return {"card": card, "target": target}
@@ -235,9 +239,9 @@ class LoveLetterState(State):
         # Seeing a card of the value you knew leave the hand means you can no longer tell which card stayed (the
         # other one was drawn unseen); a different value leaves your knowledge intact.
         for knowledge in self.known:
-            if knowledge.get(seat) == card:
+            if seat in knowledge and knowledge[seat] == card:
                 del knowledge[seat]
-        move: dict[str, Any] = dict(action, seat=seat, out=[])
+        move: dict[str, Any] = {**action, "seat": seat, "out": []}
         self.moves.append(move)
 
         if card == GUARD and target is not None:
@@ -389,6 +393,10 @@ class LoveLetterState(State):
                 say.append(f"round {self.round} begins; seat {starter} starts")
 
     # ----- views -------------------------------------------------------------------------------------------------
+    # Views hand out the round's completed moves, ``last_round`` and ``set_aside_up`` themselves, not copies: none
+    # changes once made (a move is complete when ``_play`` returns; the other two are replaced at each round), and
+    # copying them was most of the cost of an observation. Read-only by contract, as TEN's shared views: bots get
+    # them as JSON, and built-in players and samplers only read. Each view's own dict and its other lists are fresh.
     def _common_view(self) -> dict[str, Any]:
         return {
             "players": self.players,
@@ -401,9 +409,9 @@ class LoveLetterState(State):
             "out": list(self.out),
             "protected": list(self.protected),
             "deck_size": len(self.deck),
-            "set_aside_up": list(self.set_aside_up),
-            "moves": [dict(m, out=m["out"][:]) for m in self.moves],
-            "last_round": _copy_round(self.last_round),
+            "set_aside_up": self.set_aside_up,
+            "moves": self.moves[:],
+            "last_round": self.last_round,
         }
 
     def _observation(self, seat: int) -> dict[str, Any]:
@@ -433,41 +441,12 @@ class LoveLetterState(State):
         return self.over
 
     # ----- the forward model ------------------------------------------------------------------------------------
-    # A search clones one state thousands of times, and copying a ``random.Random`` (``getstate``) costs more than
-    # the rest of the state: clones share one snapshot of the generator's state, an immutable tuple, and each makes
-    # its own generator from it only when it needs one (at a round's deal). Whoever uses ``rng`` drops the snapshot,
-    # so a later clone takes a fresh one; code must not keep ``rng`` in a variable across a ``clone()``.
-    _rng: random.Random | None
-    _rng_state: tuple[Any, ...] | None
-
-    @property
-    def rng(self) -> random.Random:
-        rng = self._rng
-        if rng is None:
-            assert self._rng_state is not None, "a state has a generator or a snapshot of one"
-            rng = self._rng = random.Random()
-            rng.setstate(self._rng_state)
-        self._rng_state = None
-        return rng
-
-    @rng.setter
-    def rng(self, value: random.Random) -> None:
-        self._rng = value
-        self._rng_state = None
-
     def _clone(self) -> Self:
         """A field copy. Shared, because nothing changes them once made: the game, the options, the moves of the
         round and the actions of the history (each complete), ``last_round`` and ``set_aside_up`` (replaced, not
-        changed, at each round)."""
-        new = object.__new__(type(self))
-        mine = self.__dict__
-        snapshot = mine["_rng_state"]
-        if snapshot is None:
-            snapshot = mine["_rng_state"] = mine["_rng"].getstate()
+        changed, at each round); the generator until either state draws (``State._field_copy``)."""
+        new = self._field_copy()
         copied = new.__dict__
-        copied.update(mine)
-        copied["_rng"] = None
-        copied["_rng_state"] = snapshot
         copied["history"] = self.history[:]
         copied["tokens"] = self.tokens[:]
         copied["deck"] = self.deck[:]
@@ -538,18 +517,6 @@ def _seats(seats: list[int]) -> str:
     if len(seats) == 1:
         return f"seat {seats[0]}"
     return f"seats {', '.join(str(s) for s in seats[:-1])} and {seats[-1]}"
-
-
-def _copy_round(info: dict[str, Any] | None) -> dict[str, Any] | None:
-    if info is None:
-        return None
-    return {
-        **info,
-        "hands": list(info["hands"]),
-        "set_aside_up": list(info["set_aside_up"]),
-        "discards": [list(d) for d in info["discards"]],
-        "winners": list(info["winners"]),
-    }
 
 
 class LoveLetterGame(Game):

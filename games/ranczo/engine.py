@@ -10,7 +10,7 @@ import bisect
 import random
 from typing import Any, Self
 
-from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int
+from games.base import Action, Game, IllegalAction, InvalidOptions, Outcome, State, is_int, shuffle
 from games.ranczo import declaration
 from games.ranczo.declaration import Buried, Card, Cell, Played
 from games.spec import GameSpec
@@ -98,34 +98,8 @@ class RanczoState(State):
 
     Derived from the grid and kept up to date by each placement (rebuilt when ``grid`` is set anew): ``_bits``,
     each column's occupied rows as bits, ``_open``, each column's legal rows (found when first asked), and
-    ``_cells``, the grid sorted as observations list it (``_cell_keys``: their order). A clone shares its
-    ``rng`` until either side uses it (``rng`` copies it then), and a sample makes its own only when it is used:
-    Ranczo draws from it only to shuffle a new round."""
-
-    # ----- fields a search copies often --------------------------------------------------------------------------
-    _rng: random.Random | None
-    _rng_shared: bool
-
-    @property
-    def rng(self) -> random.Random:
-        rng = self._rng
-        if rng is None:  # a sample's: made from its seed when first used
-            rng = self._rng = random.Random(self.seed)
-            self._rng_shared = False
-        elif self._rng_shared:
-            rng = self._rng = _copy_rng(rng)
-            self._rng_shared = False
-        return rng
-
-    @rng.setter
-    def rng(self, rng: random.Random) -> None:
-        self._rng = rng
-        self._rng_shared = False
-
-    def _reseed(self, seed: int) -> None:
-        """A fresh ``rng`` from ``seed``, made only if the state draws from it (a sampled state rarely does)."""
-        self.seed = seed
-        self._rng = None
+    ``_cells``, the grid sorted as observations list it (``_cell_keys``: their order). Ranczo draws from ``rng``
+    only to shuffle a new round: a clone shares it and a sample makes its own only when it is used (``State.rng``)."""
 
     @property
     def grid(self) -> dict[tuple[int, int], int]:
@@ -171,7 +145,7 @@ class RanczoState(State):
             order = [card["id"] for card in self.options["deck"]]
         else:
             order = list(range(CARD_COUNT))
-            self.rng.shuffle(order)
+            shuffle(order, self.rng)
         # Dealing: seat 0 takes the top 7 cards, seat 1 the next 7, …; the next card opens the grid (RULES.md "Setup").
         self.hands = [sorted(order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]) for seat in range(self.players)]
         first = order[self.players * HAND_SIZE]
@@ -468,9 +442,7 @@ class RanczoState(State):
 
     def _clone(self) -> Self:
         """A field copy: the grid's derived data with it, the rng shared until either side draws from it."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        self._rng_shared = other._rng_shared = True
+        other = self._field_copy()
         other.history = self.history[:]
         other.hands = [hand[:] for hand in self.hands]
         other.deck = self.deck[:]
@@ -535,12 +507,6 @@ def _cell(row: int, card: int) -> Cell:
 def _cell_key(row: int, value: int) -> int:
     """Orders cells by row, then value, as observations list them."""
     return row * 8 + value
-
-
-def _copy_rng(rng: random.Random) -> random.Random:
-    copied = random.Random.__new__(random.Random)
-    copied.setstate(rng.getstate())
-    return copied
 
 
 class RanczoGame(Game):

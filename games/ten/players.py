@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.base import Action, Player, RandomPlayer
+from games.base import Action, Player, RandomPlayer, shuffle
 from games.ten.declaration import Observation
 from games.ten.engine import (
     CURRENCY,
@@ -37,7 +37,7 @@ class TenRandomPlayer(RandomPlayer[Observation]):
     def act(self, obs: Observation, legal: list[Action]) -> Action:
         action = self.rng.choice(legal)
         ids = number_card_ids(obs, self.seat)
-        self.rng.shuffle(ids)
+        shuffle(ids, self.rng)
         return fill_payment(action, ids)
 
 

@@ -42,22 +42,30 @@ def _colour_options(have: int, colour_wilds: int, number_wilds: int, full: int) 
             sub = (sub - 1) & usable
     options.sort(key=lambda o: (-o[0], o[1].bit_count(), o[2]))
     kept: list[tuple[int, int, int]] = []
+    seen: set[tuple[int, int]] = set()
     for points, sub, fill in options:
+        # The same wilds as an option before (which had as many points or more): dominated by it, or by what
+        # dominated it.
+        if (sub, fill) in seen:
+            continue
+        seen.add((sub, fill))
         if not any(sub & k_sub == k_sub and fill >= k_fill for _p, k_sub, k_fill in kept):
             kept.append((points, sub, fill))
+            if not sub and not fill:
+                break  # no wild used: every option after it (no more points) is dominated
     return tuple(kept)
 
 
 @lru_cache(maxsize=1 << 16)
-def _best_score(present: tuple[int, ...], colour_wilds: tuple[int, ...], number_wilds: int, full: int) -> int:
+def _best_score(colours: tuple[tuple[int, int], ...], number_wilds: int, full: int) -> int:
     """The best total over colours of longest-run points, wilds assigned to maximise it.
 
-    ``present`` and ``number_wilds`` are bit masks of values (bit v-1). A dynamic programme over the colours whose
-    state is which number-wilds and how many full wilds are already used: those are the only wilds that colours
-    compete for (a colour-wild only ever helps its own colour)."""
-    per_colour = [
-        _colour_options(have, wilds, number_wilds, full) for have, wilds in zip(present, colour_wilds, strict=True)
-    ]
+    ``colours`` holds each colour's (values present, colour-wilds): the total does not depend on their order, so
+    callers sort them (one cache entry for every order). Values and ``number_wilds`` are bit masks (bit v-1). A
+    dynamic programme over the colours whose state is which number-wilds and how many full wilds are already used:
+    those are the only wilds that colours compete for (a colour-wild only ever helps its own colour)."""
+    # A number-wild of a value the colour already has cannot help it.
+    per_colour = [_colour_options(have, wilds, number_wilds & ~have, full) for have, wilds in colours]
     # The sum of each colour's own best is an upper bound; when those bests share no wild it is the answer.
     used = fused = 0
     for options in per_colour:
@@ -68,30 +76,39 @@ def _best_score(present: tuple[int, ...], colour_wilds: tuple[int, ...], number_
     else:
         if fused <= full:
             return sum(options[0][0] for options in per_colour)
-    states: dict[tuple[int, int], int] = {(0, 0): 0}
-    last = len(present) - 1
+    # A state: the number-wilds used (bits 0-8) and the full wilds used (the bits above) in one int; its value, the
+    # points so far.
+    states: dict[int, int] = {0: 0}
+    settled = 0  # the colours whose best run needs no shared wild: nothing to choose
+    last = len(colours) - 1
     for c, options in enumerate(per_colour):
         if len(options) == 1 or (options[0][1] == 0 and options[0][2] == 0):
-            # The best run needs no shared wild: nothing to choose.
-            best = options[0][0]
-            states = {key: points + best for key, points in states.items()}
+            settled += options[0][0]
             continue
         if c == last:
-            # Options come best first: each state only needs the first one it can still afford.
-            return max(
-                points + next(gain for gain, sub, fill in options if not sub & used and fused + fill <= full)
-                for (used, fused), points in states.items()
-            )
-        nxt: dict[tuple[int, int], int] = {}
-        for (used, fused), points in states.items():
-            for gain, sub, fill in options:
-                if sub & used or fused + fill > full:
+            # Options come best first: each state needs only the first one it can still afford, and none when even
+            # the best could not beat what another state reached.
+            top, best = options[0][0], -1
+            for key, points in states.items():
+                if points + top <= best:
                     continue
-                key = (used | sub, fused + fill)
-                if nxt.get(key, -1) < points + gain:
-                    nxt[key] = points + gain
-        states = nxt
-    return max(states.values())
+                room = full - (key >> 9)
+                for gain, sub, fill in options:
+                    if not sub & key and fill <= room:
+                        best = max(best, points + gain)
+                        break
+            return settled + best
+        after: dict[int, int] = {}
+        for key, points in states.items():
+            room = full - (key >> 9)
+            for gain, sub, fill in options:
+                if sub & key or fill > room:
+                    continue
+                reached = key + sub + (fill << 9)  # sub shares no bit with key: the sum is the union
+                if after.get(reached, -1) < points + gain:
+                    after[reached] = points + gain
+        states = after
+    return settled + max(states.values())
 
 
 def score_faces(faces: list[Face]) -> int:
@@ -110,7 +127,7 @@ def score_faces(faces: list[Face]) -> int:
                 number_wilds |= 1 << (value - 1)
             else:
                 full += 1
-    return _best_score(tuple(present), tuple(colour_wilds), number_wilds, full)
+    return _best_score(tuple(sorted(zip(present, colour_wilds, strict=True))), number_wilds, full)
 
 
 def score_cards(cards: list[dict[str, Any]]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any, Self
 
-from games.base import Outcome, State
+from games.base import Outcome, State, shuffle
 from games.ten.cards import (
     FIASCO_WORTH,
     Catalogue,
@@ -36,7 +36,7 @@ class TenTable(State):
             deck = [card["id"] for card in reversed(self.options["deck"])]
         else:
             deck = list(range(len(self.faces)))
-            self.rng.shuffle(deck)
+            shuffle(deck, self.rng)
         self._set_deck(deck)
         self.play_area: list[int] = []
         self.market: list[int] = []
@@ -102,11 +102,10 @@ class TenTable(State):
 
     def _clone(self) -> Self:
         """A field copy: every list the rules change is copied, the rest is shared (immutable, or never changed once
-        made: the catalogue, the options, the cached collection views and the actions in the history). The rng is
-        shared too: the deck is shuffled once at setup and nothing draws from it afterwards."""
-        new = object.__new__(type(self))
-        fields = self.__dict__.copy()
-        new.__dict__ = fields
+        made: the catalogue, the options, the cached collection views and the actions in the history), and the
+        generator until either state draws (``State._field_copy``; the deck is shuffled once, at setup)."""
+        new = self._field_copy()
+        fields = new.__dict__
         fields["deck"] = [*self.deck]
         fields["play_area"] = [*self.play_area]
         fields["market"] = [*self.market]

@@ -1,5 +1,5 @@
 """Love Letter's fast paths: the action check without the legal list, the narration-free step and the field clone
-with its shared generator snapshot, each against the slow way it replaces."""
+with its generator shared until either draws, each against the slow way it replaces."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_advance_reaches_what_apply_reaches_and_keeps_the_history() -> None:
         assert advanced.history == applied.history and advanced.outcome() == applied.outcome()
 
 
-def test_clones_share_a_generator_snapshot_and_still_draw_as_the_original_would() -> None:
+def test_clones_draw_as_the_original_would_whoever_draws_first() -> None:
     state = states(5)[-1]
     expected = random.Random()
     expected.setstate(state.rng.getstate())
