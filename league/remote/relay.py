@@ -9,7 +9,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 import redis.asyncio
@@ -24,6 +24,7 @@ __all__ = [
     "accept_reply",
     "check_in",
     "event_lines",
+    "goodbye",
     "message_lines",
     "take_connection",
 ]
@@ -106,7 +107,7 @@ async def take_connection(bot_id: int) -> str:
     return conn
 
 
-async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterator[bytes]:
+async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncGenerator[bytes, None]:
     """The bot's announced games as NDJSON (``{"type": "game", "channel": ..., "id": ...}``), a ping at least every
     HEARTBEAT_S, for as long as this is the bot's connection."""
     client = _redis()
@@ -115,7 +116,10 @@ async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterato
     try:
         while True:
             current = await client.get(presence)
-            if current is None or current.decode() != conn:
+            if current is None:
+                yield b'{"type":"ended"}\n'  # the client said goodbye (or its presence lapsed)
+                return
+            if current.decode() != conn:
                 yield b'{"type":"replaced"}\n'  # another connection of this bot took over
                 return
             await client.expire(presence, remote.PRESENCE_TTL_S)
@@ -129,20 +133,40 @@ async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterato
                 event["id"] = last
                 yield json.dumps(event, separators=(",", ":")).encode() + b"\n"
     finally:
-        # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile (then it
-        # was not a drop either). A drop is counted for the pause of a bot that keeps dropping (services).
+        # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile or the
+        # client said goodbye (then it was not a drop either).
         if (await client.get(presence)) == conn.encode():
-            now = time.time()
-            drops = remote.drops_key(bot_id)
-            async with client.pipeline(transaction=True) as pipe:
-                pipe.delete(presence)
-                pipe.zadd(drops, {uuid.uuid4().hex: now})
-                pipe.zremrangebyscore(drops, 0, now - 3600)
-                pipe.expire(drops, 3600)
-                await pipe.execute()
+            await _lost(client, bot_id)
 
 
-async def message_lines(channel: str, after: int) -> AsyncIterator[bytes]:
+async def _lost(client: redis.asyncio.Redis, bot_id: int) -> None:
+    """The bot's connection ended without a goodbye: it is offline, and it dropped if a game of its was in play (a
+    channel announced and not yet closed by its runner, written to in the last CHANNEL_IDLE_S). A client that stops
+    between games has left nobody waiting. Drops are counted for the pause of a bot that keeps dropping (services)."""
+    now = time.time()
+    playing = remote.playing_key(bot_id)
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.delete(remote.conn_key(bot_id))
+        pipe.zremrangebyscore(playing, "-inf", now - CHANNEL_IDLE_S)  # a dead runner's channel is over
+        pipe.zcard(playing)
+        in_play = (await pipe.execute())[2]
+    if not in_play:
+        return
+    drops = remote.drops_key(bot_id)
+    async with client.pipeline(transaction=True) as pipe:
+        pipe.zadd(drops, {uuid.uuid4().hex: now})
+        pipe.zremrangebyscore(drops, 0, now - 3600)
+        pipe.expire(drops, 3600)
+        await pipe.execute()
+
+
+async def goodbye(bot_id: int) -> None:
+    """The client stops on purpose (``DELETE /api/remote/events/``): the bot is offline at once, and its connection
+    ending is not a drop, game in play or not (its open stream ends at its next heartbeat)."""
+    await _redis().delete(remote.conn_key(bot_id))
+
+
+async def message_lines(channel: str, after: int) -> AsyncGenerator[bytes, None]:
     """The seat's messages after sequence number ``after`` as NDJSON (``{"seq": n, "message": {...}}``), then
     ``{"seq": n, "closed": true}`` when the runner is done with the seat; a ping at least every HEARTBEAT_S."""
     client = _redis()
