@@ -1,5 +1,6 @@
 """A remote bot in the league (docs/remote.md): scheduled only while connected, paused when it keeps dropping,
-created and given its token through the API, marked remote on its pages and in the API. Real Redis for presence."""
+created and given its token through the API, marked remote on its pages and in the API, not seated in a tournament's
+games while offline. Real Redis for presence."""
 
 from __future__ import annotations
 
@@ -23,7 +24,11 @@ from league.core.errors import BotUnavailable, RemoteBotHasNoCode
 from league.ladder.scheduling import do_schedule_ladder, ladder_bots
 from league.play.models import Match, Seat
 from league.remote.services import authenticate, do_connected
+from league.tournaments.admin import entrant_label
+from league.tournaments.models import Tournament
+from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.conftest import EXAMPLE_BOT
+from tests.league.tournaments.tournament_helpers import by_strength, make_bots, play_out
 from tests.real_redis import real_redis_url
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +139,67 @@ def test_the_bot_page_says_remote_and_whether_it_is_connected(alice: User, prese
     page = owner.get(f"/bots/{bot.pk}/").content.decode()
     assert "online" in page and "data-remote-help" in page
     assert settings.REDIS_URL
+
+
+def test_a_tournament_does_not_seat_an_offline_remote_bot_and_says_why(
+    alice: User, presence: redis.Redis, sent
+) -> None:
+    staff = User.objects.create_user("staff", is_staff=True)
+    bots = [*make_bots(None, "love_letter", 3), _ready_remote_bot(alice)]
+    far = bots[3]
+    tournament = do_create_tournament(staff, "love_letter", "RR", "round_robin", {"games_per_pairing": 1}, bots)
+    do_start_tournament(tournament)  # round 1 is made while the remote bot is offline
+    entry = tournament.entries.get(bot=far)
+    (table,) = [t for t in tournament.rounds.get(number=1).plan["tables"] if entry.pk in t["entries"]]
+    assert table["offline"] == [entry.pk] and table["absent"] == [entry.pk] and table["walkover"]
+    assert not Seat.objects.filter(bot_version__bot=far).exists()
+    # Where the rounds are listed (the page, the API): it was not seated because it was offline, not a forfeit.
+    page = Client().get(f"/tournaments/{tournament.pk}/").content.decode()
+    assert page.count("data-offline") == 1
+    rounds = APIClient().get(f"/api/tournaments/{tournament.pk}/rounds/").json()["results"]
+    assert [t["offline"] for t in rounds[0]["tables"] if entry.pk in t["entries"]] == [[entry.pk]]
+
+    _connect(presence, far)  # online for the next rounds: seated as any entrant
+    tournament = play_out(tournament, by_strength({bot.name: -index for index, bot in enumerate(bots)}))
+    assert tournament.status == Tournament.Status.FINISHED
+    assert Seat.objects.filter(bot_version__bot=far, match__round__tournament=tournament).count() == 2
+    assert not tournament.entries.get(pk=entry.pk).forfeited
+    opponent = next(e for e in table["entries"] if e != entry.pk)
+    assert tournament.entries.get(pk=opponent).games == 3  # the walkover counts as its game against the absent one
+
+
+def test_an_offline_remote_bot_cannot_win_a_knockout_series_it_is_not_seated_in(
+    alice: User, presence: redis.Redis, sent
+) -> None:
+    staff = User.objects.create_user("staff", is_staff=True)
+    far = _ready_remote_bot(alice)
+    bots = [far, *make_bots(None, "love_letter", 3)]  # (far has no Elo yet: it is seeded last, against the first)
+    tournament = do_create_tournament(staff, "love_letter", "KO", "knockout", {"best_of": 3}, bots)
+    do_start_tournament(tournament)
+    entry = tournament.entries.get(bot=far)
+    (table,) = [t for t in tournament.rounds.get(number=1).plan["tables"] if entry.pk in t["entries"]]
+    assert table["offline"] == [entry.pk] and entry.pk not in table["advancers"] and len(table["advancers"]) == 1
+    assert tournament.entries.get(pk=entry.pk).eliminated_in == 1
+    _connect(presence, far)  # too late: the series went to the one that was there
+    tournament = play_out(tournament, by_strength({bot.name: -index for index, bot in enumerate(bots)}))
+    assert tournament.status == Tournament.Status.FINISHED
+    assert not Seat.objects.filter(bot_version__bot=far).exists()
+
+
+def test_staff_see_whether_a_remote_entrant_is_connected(alice: User, presence: redis.Redis, sent) -> None:
+    far = _ready_remote_bot(alice)
+    assert entrant_label(far, online=False).endswith("remote, offline now: not seated while offline")
+    staff = User.objects.create_user("staff", is_staff=True, is_superuser=True)
+    tournament = do_create_tournament(
+        staff, "love_letter", "RR", "round_robin", {}, [far, *make_bots(None, "love_letter", 1)]
+    )
+    admin = Client()
+    admin.force_login(staff)
+    page = admin.get(f"/admin/league/tournament/{tournament.pk}/change/").content.decode()
+    assert "remote, offline now: not seated while offline" in page  # the draft's entrant picker
+    do_start_tournament(tournament)
+    page = admin.get(f"/admin/league/tournament/{tournament.pk}/change/").content.decode()
+    assert "remote, offline: not seated while offline" in page  # the running tournament's entries
+    _connect(presence, far)
+    page = admin.get(f"/admin/league/tournament/{tournament.pk}/change/").content.decode()
+    assert "remote, offline" not in page and "remote, online" in page
