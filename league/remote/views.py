@@ -1,7 +1,7 @@
 """The remote-bot endpoints under /api/remote/ (docs/remote.md), async views on the ASGI path: an open stream costs
 a coroutine, not a thread. Each request is authenticated by the bot's token (league/remote/services.py) and
 answered in the API's error shape when refused; the streams are NDJSON, each holding a place under the stream caps
-(league/remote/streams.py).
+(league/site/remote_streams.py).
 
 - ``GET  events/?after=<id>``: the bot's games as they are announced; opening it makes this the bot's one
   connection and the bot online (the first one also sends a waiting remote version to its smoke game).
@@ -37,7 +37,8 @@ from league.core.errors import (
     StaleReply,
     StreamsFull,
 )
-from league.remote import relay, services, streams
+from league.remote import relay, services
+from league.site import remote_streams as streams
 from league.site.event_stream import refused
 from league.site.stream_hub import in_db_thread
 

@@ -62,7 +62,7 @@ __all__ = [
 
 class Place:
     """One stream's place under the caps (this process's counts and, with Redis, the site's), held by ``holder``: the
-    client's address, or a remote bot (league/remote/streams.py). Given back exactly once (when the stream ends or
+    client's address, or a remote bot (league/site/remote_streams.py). Given back exactly once (when the stream ends or
     its response closes)."""
 
     def __init__(self, hub: Hub, holder: str) -> None:

@@ -1,6 +1,6 @@
 """The caps on open live streams for the whole site, on Redis: however many web processes and machines serve it, one
 address holds at most STREAM_MAX_PER_ADDRESS streams and the site at most STREAM_MAX_OPEN. (A remote bot's streams
-are held under its bot rather than an address, with a cap of their own: league/remote/streams.py.)
+are held under its bot rather than an address, with a cap of their own: league/site/remote_streams.py.)
 
 Each open stream is a member of two Redis sorted sets (its address's and everyone's), scored with the moment its place
 lapses: a stream lasts at most STREAM_SECONDS + STREAM_JITTER_SECONDS (league/site/event_stream.py), and a longer one

@@ -1,5 +1,5 @@
 """A remote bot's stream holds its place under the stream caps for as long as it lives (a remote stream outlives a
-live page's lease), and gives it back when it ends (league/remote/streams.py). Real Redis."""
+live page's lease), and gives it back when it ends (league/site/remote_streams.py). Real Redis."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from league.core.errors import RemoteStreamsFull
-from league.remote import streams
+from league.site import remote_streams as streams
 from league.site import stream_caps
 from tests.real_redis import real_redis_url
 
