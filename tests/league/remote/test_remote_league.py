@@ -5,6 +5,7 @@ games while offline. Real Redis for presence."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Iterator
 
@@ -12,6 +13,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -132,13 +134,47 @@ def test_the_api_refuses_a_bot_with_both_or_neither_file_and_remote(alice_api: A
 def test_the_bot_page_says_remote_and_whether_it_is_connected(alice: User, presence: redis.Redis, sent) -> None:
     bot = _ready_remote_bot(alice)
     page = Client().get(f"/bots/{bot.pk}/").content.decode()
-    assert "data-remote" in page and "offline" in page and "data-remote-help" not in page  # (not its owner)
+    assert "data-remote" in page and "offline" in page and "data-connect" not in page  # (not its owner)
     _connect(presence, bot)
     owner = Client()
     owner.force_login(alice)
     page = owner.get(f"/bots/{bot.pk}/").content.decode()
-    assert "online" in page and "data-remote-help" in page
+    assert "online" in page and "data-connect" in page
     assert settings.REDIS_URL
+
+
+def test_the_site_creates_a_remote_bot_and_issues_and_revokes_its_token(alice: User, bob: User, sent) -> None:
+    owner = Client(enforce_csrf_checks=True)
+    owner.force_login(alice)
+    form = owner.get("/bots/new/").content.decode()
+    assert 'value="remote"' in form
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)  # type: ignore[union-attr]
+    fields = {"game": "love_letter", "name": "far", "runs": "remote", "csrfmiddlewaretoken": token}
+    with_file = owner.post("/bots/new/", {**fields, "file": SimpleUploadedFile("bot.py", EXAMPLE_BOT)})
+    assert with_file.status_code == 400 and "has no file here" in with_file.content.decode()
+    created = owner.post("/bots/new/", fields)
+    bot = Bot.objects.get(owner=alice, name="far")
+    assert created.status_code == 302 and created["Location"] == f"/bots/{bot.pk}/#connect"
+    assert bot.is_remote and bot.versions.get().remote  # do_create_remote_bot's bot, as through the API
+
+    assert owner.post(f"/bots/{bot.pk}/remote-token/", {"action": "issue"}).status_code == 403  # no CSRF token
+    issued = owner.post(f"/bots/{bot.pk}/remote-token/", {"action": "issue", "csrfmiddlewaretoken": token})
+    page = issued.content.decode()
+    key = re.search(r"id=\"remote-key\">(prb_[^<]+)<", page).group(1)  # type: ignore[union-attr]
+    assert issued.status_code == 200 and "no-store" in issued["Cache-Control"]
+    assert f"python -m bots connect --token {key} --url http://testserver path/to/bot" in page
+    assert "shown this once" in page and "revokes this one" in page
+    assert authenticate(key) == bot.pk
+    assert key not in owner.get(f"/bots/{bot.pk}/").content.decode()  # shown once
+    revoked = owner.post(f"/bots/{bot.pk}/remote-token/", {"action": "revoke", "csrfmiddlewaretoken": token})
+    assert revoked.status_code == 302
+    with pytest.raises(Exception, match="revoked"):
+        authenticate(key)
+
+    other = Client()
+    other.force_login(bob)
+    assert other.post(f"/bots/{bot.pk}/remote-token/", {"action": "issue"}).status_code == 403
+    assert "data-connect" not in other.get(f"/bots/{bot.pk}/").content.decode()
 
 
 def test_a_tournament_does_not_seat_an_offline_remote_bot_and_says_why(
