@@ -54,16 +54,35 @@ end
 return 0
 """
 
-_clients: dict[int, tuple[redis.asyncio.Redis, AsyncScript]] = {}
+# A connection's end, atomically: nothing if the bot's connection key is no longer this one (taken over, or a
+# goodbye); else the key goes, and a drop is counted if a channel of the bot's is in play.
+_LOST = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return 0
+end
+redis.call('DEL', KEYS[1])
+local now = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+if redis.call('ZCARD', KEYS[2]) == 0 then
+    return 1
+end
+redis.call('ZADD', KEYS[3], now, ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], 0, now - 3600)
+redis.call('EXPIRE', KEYS[3], 3600)
+return 2
+"""
+
+_clients: dict[int, tuple[redis.asyncio.Redis, AsyncScript, AsyncScript]] = {}
 
 
-def _loop_client() -> tuple[redis.asyncio.Redis, AsyncScript]:
-    """This event loop's client and its reply script (a client belongs to the loop it was made on)."""
+def _loop_client() -> tuple[redis.asyncio.Redis, AsyncScript, AsyncScript]:
+    """This event loop's client, its reply script and its connection-lost script (a client belongs to the loop it
+    was made on)."""
     loop = id(asyncio.get_running_loop())
     found = _clients.get(loop)
     if found is None:
         client = redis.asyncio.Redis.from_url(str(settings.REDIS_URL))
-        found = _clients[loop] = (client, client.register_script(_ACCEPT))
+        found = _clients[loop] = (client, client.register_script(_ACCEPT), client.register_script(_LOST))
     return found
 
 
@@ -135,29 +154,17 @@ async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncGenerat
     finally:
         # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile or the
         # client said goodbye (then it was not a drop either).
-        if (await client.get(presence)) == conn.encode():
-            await _lost(client, bot_id)
+        await _lost(bot_id, conn)
 
 
-async def _lost(client: redis.asyncio.Redis, bot_id: int) -> None:
-    """The bot's connection ended without a goodbye: it is offline, and it dropped if a game of its was in play (a
-    channel announced and not yet closed by its runner, written to in the last CHANNEL_IDLE_S). A client that stops
-    between games has left nobody waiting. Drops are counted for the pause of a bot that keeps dropping (services)."""
-    now = time.time()
-    playing = remote.playing_key(bot_id)
-    async with client.pipeline(transaction=True) as pipe:
-        pipe.delete(remote.conn_key(bot_id))
-        pipe.zremrangebyscore(playing, "-inf", now - CHANNEL_IDLE_S)  # a dead runner's channel is over
-        pipe.zcard(playing)
-        in_play = (await pipe.execute())[2]
-    if not in_play:
-        return
-    drops = remote.drops_key(bot_id)
-    async with client.pipeline(transaction=True) as pipe:
-        pipe.zadd(drops, {uuid.uuid4().hex: now})
-        pipe.zremrangebyscore(drops, 0, now - 3600)
-        pipe.expire(drops, 3600)
-        await pipe.execute()
+async def _lost(bot_id: int, conn: str) -> None:
+    """The bot's connection ``conn`` ended: unless another one took over or the client said goodbye (its key is then
+    another's, or gone), the bot is offline, and it dropped if a game of its was in play (a channel announced and
+    not yet closed by its runner, written to in the last CHANNEL_IDLE_S). A client that stops between games has left
+    nobody waiting. Drops are counted for the pause of a bot that keeps dropping (services). One script: the drop is
+    on record by the time the bot is seen offline."""
+    keys = [remote.conn_key(bot_id), remote.playing_key(bot_id), remote.drops_key(bot_id)]
+    await _loop_client()[2](keys=keys, args=[conn, time.time(), CHANNEL_IDLE_S, uuid.uuid4().hex])
 
 
 async def goodbye(bot_id: int) -> None:
