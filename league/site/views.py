@@ -276,14 +276,17 @@ def bot_remote_token(request: HttpRequest, pk: int) -> HttpResponse:
     the bot) or revokes it (docs/remote.md)."""
     bot = get_object_or_404(Bot, pk=pk)
     owner = visibility.signed_in(request.user)
+    action = request.POST.get("action")
     try:
-        if request.POST.get("action") == "revoke":
+        if action == "issue":
+            _token, key = do_issue_remote_token(bot, owner)
+            return bot_page(request, pk, remote_key=key)
+        if action == "revoke":
             revoked = do_revoke_remote_token(bot, owner)
             said = "Token revoked: its connection is refused from its next request." if revoked else "No live token."
             messages.success(request, said)
         else:
-            _token, key = do_issue_remote_token(bot, owner)
-            return bot_page(request, pk, remote_key=key)
+            messages.error(request, "Nothing done: issue or revoke the token with the buttons below.")
     except ServiceError as error:
         if error.status == 403:
             raise PermissionDenied(error.message) from None

@@ -25,6 +25,7 @@ from league.challenges.services import do_create_challenge
 from league.core.errors import BotUnavailable, RemoteBotHasNoCode
 from league.ladder.scheduling import do_schedule_ladder, ladder_bots
 from league.play.models import Match, Seat
+from league.remote.models import RemoteToken
 from league.remote.services import authenticate, do_connected
 from league.tournaments.admin import entrant_label
 from league.tournaments.models import Tournament
@@ -158,6 +159,8 @@ def test_the_site_creates_a_remote_bot_and_issues_and_revokes_its_token(alice: U
     assert bot.is_remote and bot.versions.get().remote  # do_create_remote_bot's bot, as through the API
 
     assert owner.post(f"/bots/{bot.pk}/remote-token/", {"action": "issue"}).status_code == 403  # no CSRF token
+    nothing = owner.post(f"/bots/{bot.pk}/remote-token/", {"csrfmiddlewaretoken": token})  # no action: none done
+    assert nothing.status_code == 302 and not RemoteToken.objects.filter(bot=bot).exists()
     issued = owner.post(f"/bots/{bot.pk}/remote-token/", {"action": "issue", "csrfmiddlewaretoken": token})
     page = issued.content.decode()
     key = re.search(r"id=\"remote-key\">(prb_[^<]+)<", page).group(1)  # type: ignore[union-attr]
