@@ -6,7 +6,8 @@ channel's *outbox*, a Redis stream whose entry ids are ``0-<seq>`` (seq = 1, 2, 
 resumes from); the web side serves the outbox to the bot's owner from any sequence number, and pushes the reply
 to a request onto the channel's *inbox*, a list the runner waits on with a blocking pop. ``pending`` holds the
 sequence number of the request that awaits a reply (a ``start`` or an ``act``); ``answered`` the last one answered.
-A bot's games are announced on its *events* stream; its one live connection is ``conn`` (also its presence).
+A bot's games are announced on its *events* stream; its one live connection is ``conn`` (also its presence); its
+channels in play are *playing* (a connection lost while one is open is a drop; otherwise it is not).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ __all__ = [
     "CHANNEL_TTL_S",
     "CLOSED",
     "EVENTS_MAXLEN",
+    "OUTBOX_MAXLEN",
     "PRESENCE_TTL_S",
     "answered_key",
     "channel_bot_key",
@@ -27,6 +29,7 @@ __all__ = [
     "new_channel_id",
     "outbox_key",
     "pending_key",
+    "playing_key",
     "rate_key",
     "seq_of",
     "stream_id",
@@ -38,6 +41,10 @@ CHANNEL_TTL_S = 24 * 3600  # a channel's keys outlive any match (a series' lease
 TOKEN_TTL_S = 60  # a live token is checked against the database at least this often (an owner's account closed)
 PRESENCE_TTL_S = 30  # the connection key lapses this long after the event stream's last heartbeat
 EVENTS_MAXLEN = 200  # a bot's announced games kept for a client that reconnects
+# A channel's outbox keeps about this many of its newest messages (trimmed as the runner appends): a runaway match
+# cannot grow Redis without bound, and a client that resumes is never that far behind (a seat is sent a few messages
+# for each reply it owes).
+OUTBOX_MAXLEN = 1000
 CLOSED = "closed"  # the outbox entry's field that ends a channel: the runner is done with the seat
 INBOX_WAKE = b""  # pushed onto an inbox by the runner itself to wake its reader when the seat is torn down
 
@@ -86,6 +93,12 @@ def events_key(bot_id: int) -> str:
 def conn_key(bot_id: int) -> str:
     """The id of the bot's one live event-stream connection, with a short TTL: the bot is online while it exists."""
     return f"{PREFIX}bot:{bot_id}:conn"
+
+
+def playing_key(bot_id: int) -> str:
+    """The bot's channels in play (a sorted set: channel -> the Unix time the league last wrote to it), from the game's
+    announcement until its runner closes the channel."""
+    return f"{PREFIX}bot:{bot_id}:playing"
 
 
 def drops_key(bot_id: int) -> str:

@@ -63,11 +63,12 @@ class Fault:
 
 @dataclass(frozen=True)
 class RemoteChannel:
-    """Where a remote bot's seat is played (docs/remote.md): the Redis holding the channel, and the channel's id
-    (key names: ``bots.remote``)."""
+    """Where a remote bot's seat is played (docs/remote.md): the Redis holding the channel, the channel's id (key
+    names: ``bots.remote``), and the bot whose seat it is (its games in play are marked under its id)."""
 
     redis_url: str
     channel: str
+    bot_id: int | None = None
 
 
 @dataclass(frozen=True)

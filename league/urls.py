@@ -21,6 +21,7 @@ urlpatterns = [
     path("bots/<int:pk>/activity/", site_views.bot_activity, name="bot-activity"),
     path("bots/<int:pk>/versions/", site_views.bot_version_new, name="bot-version-new"),
     path("bots/<int:pk>/ladder/", site_views.bot_ladder, name="bot-ladder"),
+    path("bots/<int:pk>/remote-token/", site_views.bot_remote_token, name="bot-remote-token"),
     path("matches/", site_views.matches_page, name="matches"),
     path("matches/<int:pk>/", site_views.match_page, name="match"),
     path("matches/<int:pk>/live/", live_views.match_live_page, name="match-live"),

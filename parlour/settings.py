@@ -423,10 +423,12 @@ STREAM_POLL_MS = env_int("STREAM_POLL_MS", 1000 if REDIS_URL else 100, minimum=1
 STREAM_SEND_TIMEOUT_SECONDS = env_int("STREAM_SEND_TIMEOUT_SECONDS", 10, minimum=1)
 # Remote bots (docs/remote.md): requests a second per bot token (its replies and streams opened: a bot in several
 # games at once answers hundreds of moves a second), the largest reply
-# (one protocol line), and the dropped connections in an hour that pause a bot as faults do.
+# (one protocol line), the dropped connections in an hour that pause a bot as faults do, and the streams one bot may
+# hold open at once (its event stream and its games' message streams; all of them count in STREAM_MAX_OPEN too).
 REMOTE_REQUESTS_PER_SECOND = env_int("REMOTE_REQUESTS_PER_SECOND", 500, minimum=1)
 REMOTE_REPLY_MAX_BYTES = env_int("REMOTE_REPLY_MAX_BYTES", 64 * 1024, minimum=1024)
 REMOTE_DROPS_PER_HOUR = env_int("REMOTE_DROPS_PER_HOUR", 30, minimum=1)
+REMOTE_STREAMS_PER_BOT = env_int("REMOTE_STREAMS_PER_BOT", 16, minimum=2)
 # PostgreSQL connections each web process keeps in its pool (parlour/asgi.py): a page or a live stream's read borrows
 # one instead of opening its own (a new connection is a new PostgreSQL backend process). The workers keep
 # CONN_MAX_AGE.

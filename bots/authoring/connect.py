@@ -5,7 +5,8 @@ runs it: the same program plays the same JSON-lines protocol (docs/protocol.md) 
 it follows the bot's event stream for the games it is seated in, and for each game reads the seat's messages
 (``start``, ``act``, ``end``), hands each to the program, and posts the program's reply line back with the sequence
 number of the request it answers. A dropped connection is opened again from the last sequence number read, so no
-message is lost or read twice (docs/remote.md). Standard library only.
+message is lost or read twice (docs/remote.md). Stopped (Ctrl-C, SIGTERM, ``Connection.stop``), it tells the league
+goodbye first: a clean exit is never counted as a dropped connection. Standard library only.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import logging
 import os
 import select
+import signal
 import sys
 import tempfile
 import threading
@@ -40,6 +42,7 @@ STREAM_READ_S = 60.0  # the server sends a heartbeat line well within this: sile
 RETRY_S = (0.05, 0.2, 0.5, 1.0, 2.0)  # waits between attempts to reconnect, the last one repeated
 LINE_MAX = 1 << 16
 THROTTLED_WAIT_S = 0.05  # a reply refused for the token's rate (429) is sent again this much later
+GOODBYE_S = 5.0  # the goodbye on stopping waits at most this long for the league
 
 
 class GameBot(Protocol):
@@ -112,7 +115,22 @@ class Connection:
                 attempt += 1
 
     def stop(self) -> None:
+        """Stop on purpose: the league is told goodbye first, while the event stream is still open, so that the bot is
+        offline at once and its leaving is not counted as a dropped connection (docs/remote.md)."""
+        if self.stopping.is_set():
+            return
         self.stopping.set()
+        self.goodbye()
+
+    def goodbye(self) -> None:
+        """``DELETE /api/remote/events/``: best effort (a league that cannot be reached will see the connection end)."""
+        request = urllib.request.Request(self.url + "/api/remote/events/", method="DELETE")
+        request.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=GOODBYE_S):
+                pass
+        except (OSError, ValueError) as exc:
+            log.info("goodbye not heard by the league (%s)", exc)
 
     def _play(self, channel: str) -> None:
         bot = self.new_bot()
@@ -280,6 +298,14 @@ def connect_command(url: str, token: str, bot: str) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     code_dir = seat.code_dir
     connection = Connection(url, token, lambda: LocalBot(code_dir))
+
+    def interrupted(signum: int, frame: object) -> None:
+        # Goodbye first, while the event stream is still open: a stop is then never counted as a drop.
+        connection.stop()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
+    signal.signal(signal.SIGTERM, interrupted)  # (a service manager's stop is a clean exit too)
     try:
         connection.run()
     except KeyboardInterrupt:

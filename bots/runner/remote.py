@@ -52,6 +52,7 @@ class RemoteProcess(BotProcess):
 
     def __init__(self, channel: RemoteChannel) -> None:  # (BotProcess's own set-up is a real process's: not called)
         self.channel = channel.channel
+        self._playing = remote.playing_key(channel.bot_id) if channel.bot_id is not None else None
         self._redis = redis.Redis.from_url(channel.redis_url)
         self._blocking = redis.Redis.from_url(channel.redis_url)  # its own connection: it sits in BLPOP
         self.uid = None
@@ -103,8 +104,18 @@ class RemoteProcess(BotProcess):
                     with self._redis.pipeline() as pipe:
                         if kind in _EXPECTS_REPLY:
                             pipe.set(keys[1], seq, ex=remote.CHANNEL_TTL_S)  # before the message: it can be answered
-                        pipe.xadd(keys[0], {"m": line}, id=remote.stream_id(seq))
+                        # Bounded: the oldest messages go first (docs/remote.md, "Limits and safety").
+                        pipe.xadd(
+                            keys[0],
+                            {"m": line},
+                            id=remote.stream_id(seq),
+                            maxlen=remote.OUTBOX_MAXLEN,
+                            approximate=True,
+                        )
                         pipe.expire(keys[0], remote.CHANNEL_TTL_S)
+                        if self._playing is not None:  # the game is in play: a connection lost now is a drop
+                            pipe.zadd(self._playing, {self.channel: time.time()})
+                            pipe.expire(self._playing, remote.CHANNEL_TTL_S)
                         pipe.execute()
         except (redis.RedisError, OSError, ValueError):
             log.exception("remote seat %s: the outbox relay stopped", self.channel)
@@ -112,6 +123,8 @@ class RemoteProcess(BotProcess):
             with contextlib.suppress(redis.RedisError), self._redis.pipeline() as pipe:
                 pipe.delete(keys[1])
                 pipe.xadd(keys[0], {remote.CLOSED: b"1"}, id=remote.stream_id(seq + 1))
+                if self._playing is not None:
+                    pipe.zrem(self._playing, self.channel)
                 pipe.execute()
             os.close(self._to_bot_r)
 

@@ -188,6 +188,7 @@ ROUND = {
             "points": {"31": 1.0, "32": 0.0},
             "advancers": [],
             "absent": [],
+            "offline": [],
             "walkover": False,
             "matches": [
                 {

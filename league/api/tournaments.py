@@ -146,6 +146,7 @@ def rounds_json(rounds: list[RoundView], request: Request) -> list[dict[str, Any
                         "points": {str(entry): points for entry, points in table.points.items()},
                         "advancers": table.advancers,
                         "absent": table.absent,
+                        "offline": table.offline,
                         "walkover": table.walkover,
                         "matches": [_match_json(match, by_version, request) for match in table.matches],
                     }

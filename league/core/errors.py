@@ -834,6 +834,15 @@ class RemoteTooFast(ServiceError):
     limit: int
 
 
+class RemoteStreamsFull(ServiceError):
+    code = ErrorCode.THROTTLED
+    template = (
+        "this bot has {limit} streams open already (its event stream and a game's messages each count): close one, "
+        "or ask again in a while"
+    )
+    limit: int
+
+
 class RemoteWrongMethod(ServiceError):
     code = ErrorCode.METHOD_NOT_ALLOWED
     template = "{method} is not allowed here: {allowed} only"

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from league.bots.models import Bot, BotVersion
+from league.bots.services import AWAITING_CONNECTION
 from league.ladder.placement import Placement
 
 # States that change by themselves (a worker is on it): the banner asks again until it leaves them.
@@ -35,6 +36,10 @@ def bot_status(bot: Bot, versions: Sequence[BotVersion], placement: Placement | 
         number = f"v{newest.number}" if newest else "Its first version"
         if newest is not None and newest.lease_until is not None:
             return BotStatus("validating", f"Validating {number}", "Its smoke match is running." + meanwhile)
+        if newest is not None and newest.remote and newest.enqueued_at == AWAITING_CONNECTION:
+            return BotStatus(
+                "pending", f"{number} is waiting for its first connection", "Its smoke match starts when it connects."
+            )
         return BotStatus("pending", f"{number} is waiting for validation", "Its smoke match starts soon." + meanwhile)
     if newest.status == BotVersion.Status.REJECTED:
         still = f" v{ready.number} still plays on the ladder." if ready else " It does not play until a version passes."

@@ -4,6 +4,7 @@ the bot's event stream (whether a bot is online: league/bots/presence.py). Key n
 from __future__ import annotations
 
 import json
+import time
 from functools import cache
 from typing import cast
 
@@ -43,8 +44,10 @@ def open_channel(bot_id: int, game: str, what: str) -> RemoteChannel:
         pipe.set(remote.channel_bot_key(channel), bot_id, ex=remote.CHANNEL_TTL_S)
         pipe.xadd(remote.events_key(bot_id), {"e": json.dumps(event)}, maxlen=remote.EVENTS_MAXLEN, approximate=True)
         pipe.expire(remote.events_key(bot_id), remote.CHANNEL_TTL_S)
+        pipe.zadd(remote.playing_key(bot_id), {channel: time.time()})  # in play from its announcement
+        pipe.expire(remote.playing_key(bot_id), remote.CHANNEL_TTL_S)
         pipe.execute()
-    return RemoteChannel(redis_url=url, channel=channel)
+    return RemoteChannel(redis_url=url, channel=channel, bot_id=bot_id)
 
 
 def drops_since(bot_id: int, since: float) -> int:

@@ -9,7 +9,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 import redis.asyncio
@@ -24,6 +24,7 @@ __all__ = [
     "accept_reply",
     "check_in",
     "event_lines",
+    "goodbye",
     "message_lines",
     "take_connection",
 ]
@@ -53,16 +54,35 @@ end
 return 0
 """
 
-_clients: dict[int, tuple[redis.asyncio.Redis, AsyncScript]] = {}
+# A connection's end, atomically: nothing if the bot's connection key is no longer this one (taken over, or a
+# goodbye); else the key goes, and a drop is counted if a channel of the bot's is in play.
+_LOST = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+    return 0
+end
+redis.call('DEL', KEYS[1])
+local now = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+if redis.call('ZCARD', KEYS[2]) == 0 then
+    return 1
+end
+redis.call('ZADD', KEYS[3], now, ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], 0, now - 3600)
+redis.call('EXPIRE', KEYS[3], 3600)
+return 2
+"""
+
+_clients: dict[int, tuple[redis.asyncio.Redis, AsyncScript, AsyncScript]] = {}
 
 
-def _loop_client() -> tuple[redis.asyncio.Redis, AsyncScript]:
-    """This event loop's client and its reply script (a client belongs to the loop it was made on)."""
+def _loop_client() -> tuple[redis.asyncio.Redis, AsyncScript, AsyncScript]:
+    """This event loop's client, its reply script and its connection-lost script (a client belongs to the loop it
+    was made on)."""
     loop = id(asyncio.get_running_loop())
     found = _clients.get(loop)
     if found is None:
         client = redis.asyncio.Redis.from_url(str(settings.REDIS_URL))
-        found = _clients[loop] = (client, client.register_script(_ACCEPT))
+        found = _clients[loop] = (client, client.register_script(_ACCEPT), client.register_script(_LOST))
     return found
 
 
@@ -106,7 +126,7 @@ async def take_connection(bot_id: int) -> str:
     return conn
 
 
-async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterator[bytes]:
+async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncGenerator[bytes, None]:
     """The bot's announced games as NDJSON (``{"type": "game", "channel": ..., "id": ...}``), a ping at least every
     HEARTBEAT_S, for as long as this is the bot's connection."""
     client = _redis()
@@ -115,7 +135,10 @@ async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterato
     try:
         while True:
             current = await client.get(presence)
-            if current is None or current.decode() != conn:
+            if current is None:
+                yield b'{"type":"ended"}\n'  # the client said goodbye (or its presence lapsed)
+                return
+            if current.decode() != conn:
                 yield b'{"type":"replaced"}\n'  # another connection of this bot took over
                 return
             await client.expire(presence, remote.PRESENCE_TTL_S)
@@ -129,20 +152,28 @@ async def event_lines(bot_id: int, conn: str, after: str | None) -> AsyncIterato
                 event["id"] = last
                 yield json.dumps(event, separators=(",", ":")).encode() + b"\n"
     finally:
-        # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile (then it
-        # was not a drop either). A drop is counted for the pause of a bot that keeps dropping (services).
-        if (await client.get(presence)) == conn.encode():
-            now = time.time()
-            drops = remote.drops_key(bot_id)
-            async with client.pipeline(transaction=True) as pipe:
-                pipe.delete(presence)
-                pipe.zadd(drops, {uuid.uuid4().hex: now})
-                pipe.zremrangebyscore(drops, 0, now - 3600)
-                pipe.expire(drops, 3600)
-                await pipe.execute()
+        # Gone offline at once, not a presence TTL later, unless another connection took over meanwhile or the
+        # client said goodbye (then it was not a drop either).
+        await _lost(bot_id, conn)
 
 
-async def message_lines(channel: str, after: int) -> AsyncIterator[bytes]:
+async def _lost(bot_id: int, conn: str) -> None:
+    """The bot's connection ``conn`` ended: unless another one took over or the client said goodbye (its key is then
+    another's, or gone), the bot is offline, and it dropped if a game of its was in play (a channel announced and
+    not yet closed by its runner, written to in the last CHANNEL_IDLE_S). A client that stops between games has left
+    nobody waiting. Drops are counted for the pause of a bot that keeps dropping (services). One script: the drop is
+    on record by the time the bot is seen offline."""
+    keys = [remote.conn_key(bot_id), remote.playing_key(bot_id), remote.drops_key(bot_id)]
+    await _loop_client()[2](keys=keys, args=[conn, time.time(), CHANNEL_IDLE_S, uuid.uuid4().hex])
+
+
+async def goodbye(bot_id: int) -> None:
+    """The client stops on purpose (``DELETE /api/remote/events/``): the bot is offline at once, and its connection
+    ending is not a drop, game in play or not (its open stream ends at its next heartbeat)."""
+    await _redis().delete(remote.conn_key(bot_id))
+
+
+async def message_lines(channel: str, after: int) -> AsyncGenerator[bytes, None]:
     """The seat's messages after sequence number ``after`` as NDJSON (``{"seq": n, "message": {...}}``), then
     ``{"seq": n, "closed": true}`` when the runner is done with the seat; a ping at least every HEARTBEAT_S."""
     client = _redis()

@@ -1,9 +1,11 @@
 """The remote-bot endpoints under /api/remote/ (docs/remote.md), async views on the ASGI path: an open stream costs
 a coroutine, not a thread. Each request is authenticated by the bot's token (league/remote/services.py) and
-answered in the API's error shape when refused; the streams are NDJSON.
+answered in the API's error shape when refused; the streams are NDJSON, each holding a place under the stream caps
+(league/site/remote_streams.py).
 
 - ``GET  events/?after=<id>``: the bot's games as they are announced; opening it makes this the bot's one
   connection and the bot online (the first one also sends a waiting remote version to its smoke game).
+- ``DELETE events/``: the client stops on purpose: the bot is offline at once and its connection's end is no drop.
 - ``GET  channels/<channel>/messages/?after=<seq>``: the seat's protocol messages after ``seq`` (resume from the
   last one read), until the channel closes.
 - ``POST channels/<channel>/replies/<seq>/``: the bot's reply line (the body, exactly as the bot wrote it) to
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from django.conf import settings
@@ -26,14 +28,18 @@ from league.core.errors import (
     BadRemoteReply,
     NoSuchChannel,
     RemoteReplyTooLarge,
+    RemoteStreamsFull,
     RemoteTokenInvalid,
     RemoteTokenMissing,
     RemoteTooFast,
     RemoteWrongMethod,
     ServiceError,
     StaleReply,
+    StreamsFull,
 )
 from league.remote import relay, services
+from league.site import remote_streams as streams
+from league.site.event_stream import refused
 from league.site.stream_hub import in_db_thread
 
 __all__ = ["channel_messages", "channel_reply", "events", "with_remote_replies"]
@@ -41,13 +47,6 @@ __all__ = ["channel_messages", "channel_reply", "events", "with_remote_replies"]
 _EVENT_ID = re.compile(r"\d{1,15}-\d{1,10}")
 _CHANNEL = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _SEQ_MAX = 10**9
-
-
-class _Stream(StreamingHttpResponse):
-    def __init__(self, lines: AsyncIterator[bytes]) -> None:
-        super().__init__(lines, content_type="application/x-ndjson")
-        self["Cache-Control"] = "no-store"
-        self["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
 
 
 async def _bot(authorization: str, channel: str | None = None) -> int:
@@ -73,12 +72,14 @@ async def _bot(authorization: str, channel: str | None = None) -> int:
     return bot_id
 
 
-def _check_method(request: HttpRequest, allowed: str) -> None:
-    if request.method != allowed:
-        raise RemoteWrongMethod(method=str(request.method)[:10], allowed=allowed)
+def _check_method(request: HttpRequest, *allowed: str) -> None:
+    if request.method not in allowed:
+        raise RemoteWrongMethod(method=str(request.method)[:10], allowed=" or ".join(allowed))
 
 
 def _refused(error: ServiceError) -> JsonResponse:
+    if isinstance(error, RemoteStreamsFull | StreamsFull):
+        return refused(error)  # with Retry-After, as a live page's stream refused for the caps
     response = json_error(error)
     response["Cache-Control"] = "no-store"
     return response
@@ -87,31 +88,40 @@ def _refused(error: ServiceError) -> JsonResponse:
 @csrf_exempt
 async def events(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
     try:
-        _check_method(request, "GET")
+        _check_method(request, "GET", "DELETE")
         bot_id = await _bot(request.headers.get("Authorization", ""))
+        if request.method == "DELETE":
+            await relay.goodbye(bot_id)  # a clean exit: offline now, and not a drop
+            return HttpResponse(status=204, headers={"Cache-Control": "no-store"})
         after = request.GET.get("after") or None
         if after is not None and not _EVENT_ID.fullmatch(after):
             raise BadRemoteReply(reason="after must be an event id from this stream (digits-digits)")
+        place = await streams.hold(bot_id)
     except ServiceError as error:
         return _refused(error)
-    conn = await relay.take_connection(bot_id)
-    await in_db_thread(services.do_connected, bot_id)
-    return _Stream(relay.event_lines(bot_id, conn, after))
+    try:
+        conn = await relay.take_connection(bot_id)
+        await in_db_thread(services.do_connected, bot_id)
+    except BaseException:
+        place.release()
+        raise
+    return streams.Stream(relay.event_lines(bot_id, conn, after), place)
 
 
 @csrf_exempt
 async def channel_messages(request: HttpRequest, channel: str) -> HttpResponse | StreamingHttpResponse:
     try:
         _check_method(request, "GET")
-        await _bot(request.headers.get("Authorization", ""), channel)
+        bot_id = await _bot(request.headers.get("Authorization", ""), channel)
         raw = request.GET.get("after", "0")
         if not raw.isdigit() or int(raw) > _SEQ_MAX:
             raise BadRemoteReply(
                 reason="after must be the sequence number of the last message read (0: from the start)"
             )
+        place = await streams.hold(bot_id)
     except ServiceError as error:
         return _refused(error)
-    return _Stream(relay.message_lines(channel, int(raw)))
+    return streams.Stream(relay.message_lines(channel, int(raw)), place)
 
 
 @csrf_exempt

@@ -46,47 +46,79 @@ RETRY_AFTER_SECONDS = 30  # past a cap: when to ask again (the page's script wai
 FRESH_SECONDS = 1.0
 OVER = b"event: over\ndata: {}\n\n"
 
-__all__ = ["STREAM_RETRY_MS", "STREAM_SECONDS", "EventStream", "follow"]
+LEASE_SECONDS = STREAM_SECONDS + STREAM_JITTER_SECONDS + 10  # a stream's longest life, and a margin
+
+__all__ = [
+    "LEASE_SECONDS",
+    "STREAM_RETRY_MS",
+    "STREAM_SECONDS",
+    "EventStream",
+    "Place",
+    "follow",
+    "refused",
+    "take_place",
+]
 
 
-class _Ticket:
-    """One stream's place under the caps (this process's counts and, with Redis, the site's), given back exactly once
-    (when the stream ends or its response closes)."""
+class Place:
+    """One stream's place under the caps (this process's counts and, with Redis, the site's), held by ``holder``: the
+    client's address, or a remote bot (league/site/remote_streams.py). Given back exactly once (when the stream ends or
+    its response closes)."""
 
-    def __init__(self, hub: Hub, address: str) -> None:
-        self.hub, self.address, self.held, self.on_site = hub, address, True, False
+    def __init__(self, hub: Hub, holder: str) -> None:
+        self.hub, self.holder, self.held, self.on_site = hub, holder, True, False
         self.member = uuid.uuid4().hex
         hub.open += 1
-        hub.by_address[address] = hub.by_address.get(address, 0) + 1
+        hub.by_address[holder] = hub.by_address.get(holder, 0) + 1
 
-    async def take_site_place(self) -> int:
+    async def take_site_place(self, per_holder: int) -> int:
         if self.hub.site_caps is None:
             return stream_caps.TAKEN
-        lease = STREAM_SECONDS + STREAM_JITTER_SECONDS + 10  # a stream's longest life, and a margin
         found = await self.hub.site_caps.take(
-            self.address, self.member, settings.STREAM_MAX_PER_ADDRESS, settings.STREAM_MAX_OPEN, lease
+            self.holder, self.member, per_holder, settings.STREAM_MAX_OPEN, LEASE_SECONDS
         )
         self.on_site = found == stream_caps.TAKEN
         return found
+
+    async def renew(self) -> None:
+        """Hold the site's place another lease: for a stream that lives longer than LEASE_SECONDS."""
+        if self.held and self.on_site and self.hub.site_caps is not None:
+            await self.hub.site_caps.renew(self.holder, self.member, LEASE_SECONDS)
 
     def release(self) -> None:
         if not self.held:
             return
         self.held = False
         self.hub.open -= 1
-        left = self.hub.by_address[self.address] - 1
+        left = self.hub.by_address[self.holder] - 1
         if left:
-            self.hub.by_address[self.address] = left
+            self.hub.by_address[self.holder] = left
         else:
-            del self.hub.by_address[self.address]
+            del self.hub.by_address[self.holder]
         if self.on_site and self.hub.site_caps is not None:
-            self.hub.site_caps.give_back(self.address, self.member)
+            self.hub.site_caps.give_back(self.holder, self.member)
+
+
+async def take_place(holder: str, per_holder: int, crowded: ServiceError) -> Place:
+    """A place for one more stream of ``holder`` under the caps: ``crowded`` (a ServiceError) is raised when the holder
+    has ``per_holder`` open already, ``StreamsFull`` when the site has STREAM_MAX_OPEN."""
+    hub = current()
+    if hub.by_address.get(holder, 0) >= per_holder:
+        raise crowded
+    if hub.open >= settings.STREAM_MAX_OPEN:
+        raise StreamsFull()
+    place = Place(hub, holder)
+    site = await place.take_site_place(per_holder)
+    if site != stream_caps.TAKEN:
+        place.release()
+        raise crowded if site == stream_caps.ADDRESS_FULL else StreamsFull()
+    return place
 
 
 class EventStream(StreamingHttpResponse):
     """The event-stream response; closing it gives its place under the caps back even if it never streamed."""
 
-    def __init__(self, events: AsyncIterator[bytes], ticket: _Ticket) -> None:
+    def __init__(self, events: AsyncIterator[bytes], ticket: Place) -> None:
         super().__init__(events, content_type="text/event-stream")
         self.ticket = ticket
         self["Cache-Control"] = "no-cache, private"
@@ -97,7 +129,8 @@ class EventStream(StreamingHttpResponse):
         super().close()
 
 
-def _refused(refusal: StreamsFromAddressFull | StreamsFull) -> JsonResponse:
+def refused(refusal: ServiceError) -> JsonResponse:
+    """A stream refused for the caps: the error, and when to ask again."""
     response = json_error(refusal)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
@@ -109,17 +142,11 @@ async def follow(
 ) -> HttpResponse | StreamingHttpResponse:
     """The event stream of ``feed``'s row ``pk``. ``viewer()`` (run in a worker thread) checks that the row exists
     and may be seen (a ServiceError otherwise) and says which kind of viewer asks: viewers of one kind share a view."""
-    hub = current()
-    address = client_address(request)
-    if hub.by_address.get(address, 0) >= settings.STREAM_MAX_PER_ADDRESS:
-        return _refused(StreamsFromAddressFull())
-    if hub.open >= settings.STREAM_MAX_OPEN:
-        return _refused(StreamsFull())
-    ticket = _Ticket(hub, address)
-    site = await ticket.take_site_place()
-    if site != stream_caps.TAKEN:
-        ticket.release()
-        return _refused(StreamsFromAddressFull() if site == stream_caps.ADDRESS_FULL else StreamsFull())
+    try:
+        ticket = await take_place(client_address(request), settings.STREAM_MAX_PER_ADDRESS, StreamsFromAddressFull())
+    except (StreamsFromAddressFull, StreamsFull) as refusal:
+        return refused(refusal)
+    hub = ticket.hub
     try:
         # A public row someone here already follows exists and may be seen: a crowd's openings cost no query.
         who = None if feed.public and hub.follows(feed, pk) else await in_db_thread(viewer)
@@ -132,7 +159,7 @@ async def follow(
     return EventStream(_events(hub, feed, pk, who, ticket), ticket)
 
 
-async def _events(hub: Hub, feed: Feed, pk: int, viewer: Hashable, ticket: _Ticket) -> AsyncIterator[bytes]:
+async def _events(hub: Hub, feed: Feed, pk: int, viewer: Hashable, ticket: Place) -> AsyncIterator[bytes]:
     try:
         # The request's own thread (the middleware's) keeps no database connection for the stream's lifetime.
         await sync_to_async(connections.close_all)()

@@ -56,15 +56,44 @@ class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField[_M]):
         return super()._check_values(value)  # type: ignore[misc]  # private in Django, so absent from django-stubs
 
 
+UPLOADED, REMOTE = "upload", "remote"
+
+
 class BotUploadForm(forms.Form):
+    """A new bot: its code uploaded (run in the league's sandbox), or played from its owner's machine (remote: no
+    file; docs/remote.md)."""
+
     game = forms.ChoiceField(choices=[])
     name = forms.SlugField(max_length=40, help_text="Letters, digits, - and _.")
     description = forms.CharField(max_length=200, required=False)
-    file = forms.FileField(help_text="A single .py file, or a .zip with main.py (or bot.toml) at its top. Max 1 MB.")
+    runs = forms.ChoiceField(
+        label="Where it runs",
+        choices=[
+            (UPLOADED, "In the league: I upload its code, which plays in the league's sandbox"),
+            (REMOTE, "On my machine (remote): no file; it connects to the league and plays from there"),
+        ],
+        initial=UPLOADED,
+        required=False,  # (a form posted without it uploads, as before the choice existed)
+        widget=forms.RadioSelect,
+    )
+    file = forms.FileField(
+        required=False,
+        help_text="A single .py file, or a .zip with main.py (or bot.toml) at its top. Max 1 MB. None for a remote "
+        "bot.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         cast(forms.ChoiceField, self.fields["game"]).choices = [(game_id, GAMES[game_id].title) for game_id in GAMES]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        data["runs"] = data.get("runs") or UPLOADED
+        if data["runs"] == UPLOADED and not data.get("file") and "file" not in self.errors:
+            self.add_error("file", "Choose its file (a .py or a .zip), or that it runs on your machine.")
+        if data["runs"] == REMOTE and data.get("file"):
+            self.add_error("file", "A bot that runs on your machine has no file here: its program stays with you.")
+        return data
 
 
 KIT_GAME_COOKIE = "parlour_kit_game"  # the game of the last starter kit downloaded (league/authors/views.py)

@@ -1,9 +1,11 @@
 """The caps on open live streams for the whole site, on Redis: however many web processes and machines serve it, one
-address holds at most STREAM_MAX_PER_ADDRESS streams and the site at most STREAM_MAX_OPEN.
+address holds at most STREAM_MAX_PER_ADDRESS streams and the site at most STREAM_MAX_OPEN. (A remote bot's streams
+are held under its bot rather than an address, with a cap of their own: league/site/remote_streams.py.)
 
 Each open stream is a member of two Redis sorted sets (its address's and everyone's), scored with the moment its place
-lapses: a stream lasts at most STREAM_SECONDS + STREAM_JITTER_SECONDS (league/site/event_stream.py), so a place taken by
-a process that died frees itself by then, and no count can drift. Taking a place is one Lua script (drop the lapsed,
+lapses: a stream lasts at most STREAM_SECONDS + STREAM_JITTER_SECONDS (league/site/event_stream.py), and a longer one
+renews its place while it lives (a remote bot's), so a place taken by a process that died frees itself within a
+lease, and no count can drift. Taking a place is one Lua script (drop the lapsed,
 count, add: atomic on Redis); giving it back is one ZREM. Without Redis (the embedded default: one web process) the
 process's own counts are the caps. A Redis that does not answer costs nothing but the site-wide count: the process's
 own caps still hold.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from typing import Any
 
@@ -62,6 +65,18 @@ class SiteCaps:
             log.warning("stream caps: Redis did not answer (%s): this process's own caps only", error)
             return TAKEN
         return int(found)
+
+    async def renew(self, address: str, member: str, lease_seconds: float) -> None:
+        """Hold a place another ``lease_seconds`` (a stream that lives longer than one lease: a remote bot's)."""
+        lapses = time.time() + lease_seconds
+        try:
+            pipeline: Any = self.client.pipeline(transaction=False)
+            for key in (_address_key(address), PREFIX + "all"):
+                pipeline.zadd(key, {member: lapses}, xx=True)
+                pipeline.expire(key, math.ceil(lease_seconds) + 1)
+            await pipeline.execute()
+        except (redis.RedisError, OSError) as error:
+            log.warning("stream caps: a place not renewed (%s): it may lapse early", error)
 
     def give_back(self, address: str, member: str) -> None:
         """Free the place, from the loop's thread or any other (Django closes a response on a thread of its own)."""

@@ -29,7 +29,7 @@ from league.accounts.services import may_upload, upload_refusal
 from league.accounts.tokens import do_create_token, do_revoke_token
 from league.bots import presence
 from league.bots.models import Bot, BotVersion
-from league.bots.services import do_add_version, do_create_bot, do_disable_bot, do_resume_bot
+from league.bots.services import do_add_version, do_create_bot, do_create_remote_bot, do_disable_bot, do_resume_bot
 from league.core import cache_headers
 from league.core.errors import ErrorCode, GuestsOnlyPlay, RateLimited, ServiceError, UploadTooLarge
 from league.core.time_ago import time_ago
@@ -54,8 +54,10 @@ from league.ratings.queries import (
     ordinal,
     versions_with_games,
 )
+from league.remote.services import do_issue_remote_token, do_revoke_remote_token
 from league.site import parts, visibility
-from league.site.forms import BotUploadForm, MatchFilterForm, TokenForm, VersionUploadForm, upload_game
+from league.site.forms import REMOTE, BotUploadForm, MatchFilterForm, TokenForm, VersionUploadForm, upload_game
+from league.site.remote_panel import connect_panel
 from league.tables.seating import seatable
 from league.tables.services import people_record, tables_of
 
@@ -247,9 +249,10 @@ def _board_line(row: BoardRow) -> dict[str, Any]:
     }
 
 
-def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
+def bot_page(request: HttpRequest, pk: int, remote_key: str | None = None) -> HttpResponse:
     """A bot's page: its summary (``_bot_summary``: everything that changes by itself, asked for again while it can
-    change), the owner's upload form, and its recent matches (a live region of their own)."""
+    change), the owner's upload form (a remote bot's: its Connect panel, with ``remote_key`` a token just issued),
+    and its recent matches (a live region of their own)."""
     bot = _visible_bot(request, pk)
     is_owner = visibility.sees_owner_data(request.user, bot)
     summary, versions = _bot_summary(request, bot, is_owner)
@@ -257,10 +260,38 @@ def bot_page(request: HttpRequest, pk: int) -> HttpResponse:
         "bot": bot,
         "summary": summary.html,
         "matches": _live_activity(bot, versions).html,
-        "version_form": VersionUploadForm() if is_owner else None,
+        "version_form": VersionUploadForm() if is_owner and not bot.is_remote else None,
+        "connect": connect_panel(request, bot, remote_key),
     }
     response = render(request, "league/bot.html", context)
+    if remote_key:
+        return cache_headers.no_store(response)  # the key is shown this once: kept by no cache
     return cache_headers.private(response) if is_owner else response  # its owner reads the versions' stderr
+
+
+@login_required
+@require_POST
+def bot_remote_token(request: HttpRequest, pk: int) -> HttpResponse:
+    """A remote bot's owner issues its token (the page again, with the key shown once and the command that connects
+    the bot) or revokes it (docs/remote.md)."""
+    bot = get_object_or_404(Bot, pk=pk)
+    owner = visibility.signed_in(request.user)
+    action = request.POST.get("action")
+    try:
+        if action == "issue":
+            _token, key = do_issue_remote_token(bot, owner)
+            return bot_page(request, pk, remote_key=key)
+        if action == "revoke":
+            revoked = do_revoke_remote_token(bot, owner)
+            said = "Token revoked: its connection is refused from its next request." if revoked else "No live token."
+            messages.success(request, said)
+        else:
+            messages.error(request, "Nothing done: issue or revoke the token with the buttons below.")
+    except ServiceError as error:
+        if error.status == 403:
+            raise PermissionDenied(error.message) from None
+        messages.error(request, error.message)
+    return redirect(bot.get_absolute_url() + "#connect")
 
 
 def bot_status_fragment(request: HttpRequest, pk: int) -> HttpResponse:
@@ -618,22 +649,30 @@ def bot_new(request: HttpRequest) -> HttpResponse:
         return _sign_up_first(request) if isinstance(refusal, GuestsOnlyPlay) else _verify_email_first(request)
     form = BotUploadForm(request.POST or None, request.FILES or None, initial={"game": upload_game(request)})
     if request.method == "POST" and form.is_valid():
+        fields = form.cleaned_data
         try:
-            data, filename = _upload_bytes(form)
-            bot = do_create_bot(
-                visibility.signed_in(request.user),
-                form.cleaned_data["game"],
-                form.cleaned_data["name"],
-                data,
-                filename,
-                form.cleaned_data["description"],
-            )
+            if fields["runs"] == REMOTE:
+                user = visibility.signed_in(request.user)
+                bot = do_create_remote_bot(user, fields["game"], fields["name"], fields["description"])
+            else:
+                data, filename = _upload_bytes(form)
+                bot = do_create_bot(
+                    visibility.signed_in(request.user),
+                    fields["game"],
+                    fields["name"],
+                    data,
+                    filename,
+                    fields["description"],
+                )
         except ServiceError as error:
             if error.code in FAIR_USE_CODES:  # over the user's share: about the user, not a field
                 form.add_error(None, error.message)
                 return _fair_use_refusal(render(request, "league/bot_new.html", {"form": form}), error)
             form.add_error("file" if error.code in UPLOAD_CODES else "name", error.message)
         else:
+            if bot.is_remote:
+                messages.success(request, "Created. Issue its token below, then connect it from your machine.")
+                return redirect(bot.get_absolute_url() + "#connect")
             messages.success(request, "Uploaded. Your bot is being validated by a smoke match in the sandbox.")
             return redirect(bot)
     return render(request, "league/bot_new.html", {"form": form}, status=400 if form.errors else 200)

@@ -16,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.utils.html import format_html
 from django_stubs_ext import WithAnnotations
 
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.core.errors import EntrantsOfAnotherGame, ServiceError
 from league.site import visibility
@@ -61,20 +62,28 @@ class _Counted(TypedDict):
     entrant_count: int  # TournamentAdmin.get_queryset's annotation
 
 
-def entrant_label(bot: Bot) -> str:
-    """ "alice/mybot · Love Letter · ready": several games have a "parlour/random", so the game is part of the name."""
+def entrant_label(bot: Bot, online: bool = True) -> str:
+    """ "alice/mybot · Love Letter · ready": several games have a "parlour/random", so the game is part of the name.
+    A remote bot says whether it is connected (``online``): one that is not when its games are made is not seated."""
     if bot.is_paused:
         state = "paused"
     elif not bot.is_active:
         state = "off the ladder"
     else:
         state = "ready"
+    if bot.is_remote:
+        state += " · remote, online" if online else " · remote, offline now: not seated while offline"
     return f"{bot} · {bot.get_game_display()} · {state}"
 
 
 class EntrantsField(BoundedModelMultipleChoiceField[Bot]):
+    online: set[int] | None = None  # the remote choices connected now, asked once per form
+
     def label_from_instance(self, obj: Bot) -> str:
-        return entrant_label(obj)
+        if obj.is_remote and self.online is None:
+            queryset = cast("QuerySet[Bot]", self.queryset)
+            self.online = presence.online(queryset.filter(is_remote=True).values_list("pk", flat=True))
+        return entrant_label(obj, online=obj.pk in (self.online or set()))
 
 
 class EntrantCheckboxes(forms.CheckboxSelectMultiple):
@@ -165,11 +174,18 @@ class TournamentForm(forms.ModelForm[Tournament]):
 
 class EntryInline(admin.TabularInline[Entry, Tournament]):
     model = Entry
-    fields = ENTRY_FIELDS
-    readonly_fields = ENTRY_FIELDS
+    fields = (*ENTRY_FIELDS, "connection")
+    readonly_fields = (*ENTRY_FIELDS, "connection")
     extra = 0
     can_delete = False
     ordering = ["position", "seed", "id"]
+
+    @admin.display(description="connection")
+    def connection(self, entry: Entry) -> str:
+        """A remote bot's connection now: one offline when its games are made is not seated (docs/remote.md)."""
+        if not entry.bot.is_remote:
+            return "uploaded code: always there"
+        return "remote, online" if presence.is_online(entry.bot) else "remote, offline: not seated while offline"
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

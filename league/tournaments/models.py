@@ -113,8 +113,9 @@ class Round(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
     number = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    # {"tables": [{"entries": [entry ids], "absent": [...], "walkover": bool, "games": n, "advancers": [...]}],
-    #  "byes": [entry ids], "bracket": [[entry ids], ...] (knockout)}
+    # {"tables": [{"entries": [entry ids], "absent": [...], "offline": [...], "walkover": bool, "games": n,
+    #  "advancers": [...]}], "byes": [entry ids], "bracket": [[entry ids], ...] (knockout)}; "offline": the absent
+    #  that were remote bots not connected when the table's games were made
     plan = models.JSONField(default=dict, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

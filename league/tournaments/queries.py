@@ -176,7 +176,8 @@ class TableView:
     matches: list[Match]
     points: dict[int, float]
     advancers: list[int]
-    absent: list[int]
+    absent: list[int]  # not seated: forfeited, or (``offline``) a remote bot not connected when the games were made
+    offline: list[int]
     walkover: bool
 
     @property
@@ -191,6 +192,7 @@ class TableView:
                 "points": self.points.get(entry.pk) if self.scored else None,
                 "through": entry.pk in self.advancers,
                 "absent": entry.pk in self.absent,
+                "offline": entry.pk in self.offline,
             }
             for entry in self.entries
         ]
@@ -249,6 +251,7 @@ def _describe_rounds(context: TournamentRecords) -> list[RoundView]:
                     points={e: round(points.get(e, 0), 3) for e in table["entries"]},
                     advancers=list(table.get("advancers", [])),
                     absent=list(table.get("absent", [])),
+                    offline=list(table.get("offline", [])),
                     walkover=bool(table.get("walkover")),
                 )
             )

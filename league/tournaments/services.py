@@ -10,6 +10,10 @@ matches. Each recorded (or failed) tournament match enqueues ``parlour.advance_t
 for every running tournament as a safety net. ``do_advance_tournament`` is idempotent: under a lock on the
 tournament it refreshes the standings, applies forfeits, creates a knockout series' next games, and when every
 game of the round is finalized it closes the round and creates the next one (or finishes the tournament).
+
+A remote bot that is offline when its games are created is not seated in them (the ladder's rule: docs/remote.md): it
+is absent from its table for the round (round robin, Swiss: its opponents score as if it came last), or from its
+knockout series, which it then cannot win. The plan's table records it under ``offline``, the page says so.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import random
 import secrets
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -26,6 +31,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games.registry import GAMES
+from league.bots import presence
 from league.bots.models import Bot, BotVersion
 from league.core import outbox
 from league.core.errors import (
@@ -482,10 +488,12 @@ def _start_round(context: TournamentRecords, round_: Round) -> None:
     counts = context.seat_counts()
     settings = context.settings
     two_player_rr = context.tournament.format == Tournament.Format.ROUND_ROBIN and settings.table_size == 2
+    offline = _offline(context) - forfeited
     games: list[tuple[list[int], int]] = []
     for index, table in enumerate(round_.plan["tables"]):
-        seated = [entry for entry in table["entries"] if entry not in forfeited]
-        table["absent"] = [entry for entry in table["entries"] if entry in forfeited]
+        seated = [entry for entry in table["entries"] if entry not in forfeited and entry not in offline]
+        table["absent"] = [entry for entry in table["entries"] if entry not in seated]
+        table["offline"] = [entry for entry in table["entries"] if entry in offline]
         table["games"] = settings.games_per_pairing
         if len(seated) < max(2, context.min_players):
             table["walkover"] = True  # too few left to play: those left score as if they had all tied
@@ -532,13 +540,13 @@ def _series(context: TournamentRecords, round_: Round, index: int, matches: list
         for entry, value in tf.game_points(len(table["entries"]), context.ranks(match)).items():
             points[entry] = points.get(entry, 0) + value * context.weight(match)
         played += context.weight(match)
-    forfeited = context.forfeited()
+    out = context.forfeited() | set(table.get("offline", []))  # an entrant offline once its games were due: no-show
     return tf.Series(
         entries=table["entries"],
         points=dict(points),
         legs_played=played,
         legs_created=table.get("games", 0),
-        eligible=[entry for entry in table["entries"] if entry not in forfeited],
+        eligible=[entry for entry in table["entries"] if entry not in out],
     )
 
 
@@ -551,6 +559,11 @@ def _advance_series(context: TournamentRecords, round_: Round, index: int, match
     final = len(round_.plan.get("bracket", round_.plan["tables"])) == 1
     advance = 1 if final else context.settings.advance
     decision = tf.decide_series(series, context.settings.best_of, advance, context.min_players)
+    if not decision.decided and (offline := [entry for entry in series.eligible if entry in _offline(context)]):
+        # Games are due and some of the table are not connected: they are not seated, and so cannot go through.
+        table["offline"] = [*table.get("offline", []), *offline]
+        series = replace(series, eligible=[entry for entry in series.eligible if entry not in offline])
+        decision = tf.decide_series(series, context.settings.best_of, advance, context.min_players)
     if decision.decided:
         table["advancers"] = decision.advancers
         table["points"] = {str(entry): round(value, 4) for entry, value in series.points.items()}
@@ -575,6 +588,14 @@ def _advance_series(context: TournamentRecords, round_: Round, index: int, match
     _create_matches(context, round_, games)
     round_.save(update_fields=["plan"])
     return True
+
+
+def _offline(context: TournamentRecords) -> set[int]:
+    """The entries whose bot is remote and not connected now (league/bots/presence.py): not seated in the games
+    created now. One round trip to Redis, and none for a tournament without remote bots."""
+    remote = {entry_id: entry.bot_id for entry_id, entry in context.entries.items() if entry.bot.is_remote}
+    connected = presence.online(remote.values()) if remote else set()
+    return {entry_id for entry_id, bot_id in remote.items() if bot_id not in connected}
 
 
 def _next_plan(context: TournamentRecords, finished: Round) -> tf.RoundPlan | None:

@@ -4,6 +4,7 @@ sandboxed bot is (docs/remote.md). The web side is left out: tests/serve/test_re
 from __future__ import annotations
 
 import json
+import os
 import resource
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from bots import remote
 from bots.limits import Limits
 from bots.results import BotSeat, FaultCause, RemoteChannel
 from bots.runner import SeriesGame, play_match, run_series
+from bots.runner.remote import RemoteProcess
 from tests.bots.remote_helpers import ChannelBot, first_legal
 from tests.real_redis import real_redis_url
 
@@ -127,3 +129,27 @@ def test_the_runner_numbers_its_messages_and_marks_the_awaited_one(url: str) -> 
     assert [remote.seq_of(entry_id) for entry_id, _ in entries] == [1, 2]
     assert json.loads(entries[0][1][b"m"])["type"] == "start" and remote.CLOSED.encode() in entries[1][1]
     assert client.get(remote.pending_key(channel)) is None  # nothing awaits a reply once the seat is closed
+
+
+def test_a_channels_outbox_is_bounded_and_its_game_is_in_play_until_the_runner_closes_it(url: str) -> None:
+    """A runaway match cannot grow Redis without bound: the outbox keeps about OUTBOX_MAXLEN messages, the newest.
+    While the runner writes to the channel, the bot's game is in play (a lost connection is a drop then)."""
+    channel = remote.new_channel_id()
+    client = redis.Redis.from_url(url)
+    playing = remote.playing_key(7)
+    seat = RemoteProcess(RemoteChannel(url, channel, bot_id=7))
+    sent = remote.OUTBOX_MAXLEN * 3
+    os.set_blocking(seat.stdin_fd, True)
+    for index in range(sent):
+        os.write(seat.stdin_fd, b'{"type":"update","n":%d}\n' % index)
+    deadline = time.monotonic() + 20
+    while client.xinfo_stream(remote.outbox_key(channel))["last-generated-id"] != remote.stream_id(sent).encode():
+        assert time.monotonic() < deadline, "the relay did not append every message"
+        time.sleep(0.05)
+    assert client.zscore(playing, channel) is not None
+    kept = client.xrange(remote.outbox_key(channel))
+    assert remote.OUTBOX_MAXLEN <= len(kept) <= remote.OUTBOX_MAXLEN + 200  # (trimmed a node of entries at a time)
+    assert remote.seq_of(kept[-1][0]) == sent  # the newest are the ones kept
+    seat.close_stdin()
+    seat.close()
+    assert client.zscore(playing, channel) is None  # closed: no game of the bot's is in play on it any more
