@@ -3,7 +3,8 @@ record of what it was told (``Seen``), never on the real state.
 
 It keeps its ``Seen`` from the observations it is handed in ``act`` (and the game's public start fields), exactly as
 the SDK keeps one for a bot. A game without a sampler yet cannot be searched: the player then plays its game's
-heuristic player's moves and says so in its description (``fallback`` is true).
+heuristic player's moves and says so in its description (``fallback`` is true). A game may set the player's knobs
+(``heuristic_playouts``, ``seed_visits``...) in ``games/<id>/search_knobs.py`` (``search_knobs``; docs/search.md).
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def horizon_of(observation: dict[str, Any]) -> Horizon:
 
 
 class SearchPlayer(Player[Any]):
-    """ISMCTS with random playouts, ``time_ms`` per decision; the game's heuristic player's move is among the
+    """ISMCTS with playouts by the game's heuristic, ``time_ms`` per decision; the heuristic player's move is among the
     candidates, and it stands in when the game has no sampler or no simulated game fits in the time."""
 
     name = SEARCH
@@ -173,8 +174,9 @@ class SearchPlayer(Player[Any]):
         return self.models[seat].act(state.observation(seat), legal)
 
     def _playout_policy(self, state: State, seat: int, legal: list[Action]) -> Action:
-        """A playout's move: the heuristic's for every seat, the searcher's own at random ``playout_epsilon`` of the
-        time (it is the seat whose play the search improves on, so its playouts should not be one fixed line)."""
+        """A playout's move: the heuristic's for every seat (each from its own view of the determinization), the
+        searcher's own at random ``playout_epsilon`` of the time; every move at random without ``heuristic_playouts``
+        (a game whose heuristic is too slow to play whole simulated games)."""
         if not self.heuristic_playouts or (seat == self.seen.seat and self.playout_rng.random() < self.playout_epsilon):
             concrete = concrete_actions(state, legal, self.playout_rng)  # templates filled at random
             if concrete:
