@@ -45,9 +45,12 @@ def opponent(game_id: str) -> str:
     return next(name for name in builtin_players(game_id) if name not in ("random", SEARCH))
 
 
-def play_one(job: tuple[str, int, int, float, int]) -> tuple[bool, float, int]:
+Knobs = tuple[tuple[str, float], ...]  # the search player's attributes to set (``--set name=value``)
+
+
+def play_one(job: tuple[str, int, int, float, int, Knobs]) -> tuple[bool, float, int]:
     """One game: (the search won (rank 1), its longest move in ms, its mean iterations per searched move)."""
-    game_id, players, seed, time_ms, seed_visits = job
+    game_id, players, seed, time_ms, seed_visits, knobs = job
     game = get_game(game_id)
     state = game.new_state(players, seed)
     mine = seed % players
@@ -59,6 +62,8 @@ def play_one(job: tuple[str, int, int, float, int]) -> tuple[bool, float, int]:
         bot.start(index, players, state.options)
         if isinstance(bot, SearchPlayer):
             bot.time_ms, bot.seed_visits = time_ms, seed_visits
+            for name, value in knobs:
+                setattr(bot, name, value)
     longest = 0.0
     while (seat := state.to_move()) is not None:
         began = time.perf_counter()
@@ -77,11 +82,20 @@ def _nice() -> None:
 
 
 def strength(
-    game_id: str, players: int, games: int, time_ms: float, jobs: int, seed_visits: int | None = None
+    game_id: str,
+    players: int,
+    games: int,
+    time_ms: float,
+    jobs: int,
+    seed_visits: int | None = None,
+    knobs: Knobs = (),
 ) -> dict[str, float]:
     searchable = has_sampler(get_game(game_id).state_class)
-    visits = SearchPlayer.seed_visits if seed_visits is None else seed_visits
-    jobs_list = [(game_id, players, k, time_ms, visits) for k in range(games)]
+    visits = builtin_players(game_id)[SEARCH].seed_visits if seed_visits is None else seed_visits
+    for name, _ in knobs:
+        if not hasattr(SearchPlayer, name):
+            raise SystemExit(f"the search player has no knob {name!r}")
+    jobs_list = [(game_id, players, k, time_ms, visits, knobs) for k in range(games)]
     began = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs, initializer=_nice) as pool:
         results = list(pool.map(play_one, jobs_list, chunksize=4))
@@ -97,7 +111,8 @@ def strength(
         "mean_iterations": statistics.mean(it for _, _, it in results),
     }
     print(
-        f"{game_id} {players}p search@{time_ms:g}ms (seed visits {visits}) vs {players - 1}x {opponent(game_id)}: "
+        f"{game_id} {players}p search@{time_ms:g}ms (seed visits {visits}"
+        f"{''.join(f', {name} {value:g}' for name, value in knobs)}) vs {players - 1}x {opponent(game_id)}: "
         f"{wins}/{games} wins = "
         f"{row['win_rate']:.1%} (95% {low:.1%}-{high:.1%}), {row['share_of_fair']:.2f}x a fair share ({fair:.0%}); "
         f"longest move {row['max_move_ms']:.0f} ms, {row['mean_iterations']:.0f} iterations a move"
@@ -155,7 +170,7 @@ def costs(seconds: float = 2.0) -> None:
     searcher = make_player("love_letter", SEARCH, 1)
     assert isinstance(searcher, SearchPlayer)
     searcher.start(0, 2, {})
-    playout, _ = round_of_tokens(seen, searcher._opponents)
+    playout, _ = round_of_tokens(seen, searcher._playout_policy)
 
     def modelled_round() -> None:
         playout(game.sample(seen, rng), rng, math.inf)
@@ -173,13 +188,17 @@ def main(argv: list[str] | None = None) -> int:
     one.add_argument("--games", type=int, default=400)
     one.add_argument("--time-ms", type=float, default=100)
     one.add_argument("--jobs", type=int, default=2)
-    one.add_argument("--seed-visits", type=int, help="the heuristic move's head start (default: the player's)")
+    one.add_argument("--seed-visits", type=int, help="the heuristic move's head start (default: the game's player's)")
     curve = sub.add_parser("times", help="strength against time per move")
     curve.add_argument("game")
     curve.add_argument("--players", type=int)
     curve.add_argument("--games", type=int, default=400)
     curve.add_argument("--times", type=float, nargs="+", default=[25, 100, 400])
     curve.add_argument("--jobs", type=int, default=2)
+    for command in (one, curve):
+        command.add_argument(
+            "--set", nargs="*", default=[], metavar="NAME=VALUE", help="search player knobs: playout_epsilon=1"
+        )
     cost = sub.add_parser("costs", help="clone and sample costs, simulated games a second")
     cost.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args(argv)
@@ -188,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     players = args.players or get_game(args.game).min_players
     for time_ms in [args.time_ms] if args.command == "strength" else args.times:
-        strength(args.game, players, args.games, time_ms, args.jobs, getattr(args, "seed_visits", None))
+        knobs = tuple((name, float(value)) for name, value in (item.split("=", 1) for item in args.set))
+        strength(args.game, players, args.games, time_ms, args.jobs, getattr(args, "seed_visits", None), knobs)
     return 0
 
 

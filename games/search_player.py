@@ -3,11 +3,14 @@ record of what it was told (``Seen``), never on the real state.
 
 It keeps its ``Seen`` from the observations it is handed in ``act`` (and the game's public start fields), exactly as
 the SDK keeps one for a bot. A game without a sampler yet cannot be searched: the player then plays its game's
-heuristic player's moves and says so in its description (``fallback`` is true).
+heuristic player's moves and says so in its description (``fallback`` is true). A game may set the player's knobs
+(``heuristic_playouts``, ``seed_visits``...) in ``games/<id>/search_knobs.py`` (``search_knobs``; docs/search.md).
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import random
 import time
 from collections.abc import Callable
@@ -16,17 +19,18 @@ from typing import Any, ClassVar
 from games.base import Action, Game, Outcome, Player, State, has_sampler
 from games.search import (
     DEFAULT_TIME_MS,
+    EXPLORATION,
     MAX_PLAYOUT_DECISIONS,
     Evaluate,
     OutOfTime,
     Playout,
     Policy,
+    concrete_actions,
     has_null,
     ismcts,
     rank_rewards,
     rewards_of,
 )
-from games.search import random_playout as to_the_end
 from games.seen import Seen
 
 SEARCH = "search"
@@ -36,14 +40,33 @@ SEARCH = "search"
 Horizon = Callable[[Seen, Policy], tuple[Playout, Evaluate]]
 
 
-def whole_game(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
-    """Random playouts to the end of the game, scored by rank."""
-    return to_the_end, rank_rewards
+def whole_game(seen: Seen, players: Policy) -> tuple[Playout, Evaluate]:
+    """Playouts to the end of the game, every seat played by ``players`` (the playout policy), scored by rank."""
+
+    def playout(state: State, rng: random.Random, deadline: float) -> None:
+        for _ in range(MAX_PLAYOUT_DECISIONS):
+            if state.is_over():
+                return
+            if time.perf_counter() > deadline:
+                raise OutOfTime
+            mover, legal = state.to_move(), state.legal_actions()
+            play(state, legal, rng.choice(legal) if mover is None else players(state, mover, legal))
+
+    return playout, rank_rewards
 
 
-def round_of_tokens(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
+def play(state: State, legal: list[Action], action: Action) -> None:
+    """Play a policy's move: ``advance`` when it is one of ``legal`` as listed (the same object: a player answers
+    with one of its list), else ``apply`` (a filled template, or a copy), which checks it."""
+    if any(action is listed for listed in legal):
+        state.advance(action)
+    else:
+        state.apply(action)
+
+
+def round_of_tokens(seen: Seen, players: Policy) -> tuple[Playout, Evaluate]:
     """For a match of rounds that award tokens (``round`` and ``tokens`` in the observation: Love Letter, Ranczo):
-    playouts to the end of the current round, the other seats played by ``opponents`` and this seat at random,
+    playouts to the end of the current round, every seat played by ``players`` (the playout policy),
     scored by the rank of the tokens each seat gained since the decision (by the outcome if the match ended). A
     round is what a move changes; the rest of the match is noise that a 100 ms budget cannot average away
     (docs/decisions.md, "Search bots")."""
@@ -57,7 +80,7 @@ def round_of_tokens(seen: Seen, opponents: Policy) -> tuple[Playout, Evaluate]:
             if time.perf_counter() > deadline:
                 raise OutOfTime
             mover, legal = state.to_move(), state.legal_actions()
-            state.advance(rng.choice(legal) if mover == seen.seat or mover is None else opponents(state, mover, legal))
+            play(state, legal, rng.choice(legal) if mover is None else players(state, mover, legal))
 
     def evaluate(state: State) -> list[float]:
         if state.is_over():
@@ -76,7 +99,7 @@ def horizon_of(observation: dict[str, Any]) -> Horizon:
 
 
 class SearchPlayer(Player[Any]):
-    """ISMCTS with random playouts, ``time_ms`` per decision; the game's heuristic player's move is among the
+    """ISMCTS with playouts by the game's heuristic, ``time_ms`` per decision; the heuristic player's move is among the
     candidates, and it stands in when the game has no sampler or no simulated game fits in the time."""
 
     name = SEARCH
@@ -88,6 +111,11 @@ class SearchPlayer(Player[Any]):
     max_iterations: int | None = None
     seed_visits: int = 0  # the heuristic's move's head start (virtual visits; games/search.py, ismcts)
     model_opponents: bool = True  # the other seats play the heuristic in the tree (else UCB: SO-ISMCTS as such)
+    # Playouts by the game's heuristic (every seat; else uniformly random), and how often the searcher's own moves in
+    # them are random instead of the heuristic's.
+    heuristic_playouts: bool = True
+    playout_epsilon: float = 0.0
+    exploration: float = EXPLORATION  # UCB's constant (games/search.py)
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -96,7 +124,8 @@ class SearchPlayer(Player[Any]):
         self.seen = Seen(game=self.game_id, seat=0, players=0)
         self.searchable = has_sampler(self.game.state_class)
         self.iterations: list[int] = []  # per searched decision, for the benchmarks and tests
-        self.models: dict[int, Player[Any]] = {}  # the other seats' model: the heuristic, one per seat
+        self.models: dict[int, Player[Any]] = {}  # every seat's model (the heuristic), the searcher's own included
+        self.playout_rng = random.Random(self.rng.getrandbits(64))
 
     def start(self, seat: int, players: int, options: dict[str, Any]) -> None:
         super().start(seat, players, options)
@@ -105,10 +134,10 @@ class SearchPlayer(Player[Any]):
         self.seen = Seen(game=self.game_id, seat=seat, players=players, options=dict(options), start=start)
         self.iterations = []
         self.models = {}
-        for other in range(players):
-            if other != seat:
-                self.models[other] = self.heuristic(self.rng.getrandbits(32))
-                self.models[other].start(other, players, options)
+        for each in range(players):
+            self.models[each] = self.heuristic(self.rng.getrandbits(32))
+            self.models[each].start(each, players, options)
+        self.playout_rng.seed(self.rng.getrandbits(64))
 
     def act(self, obs: Any, legal: list[Action]) -> Action:
         began = time.perf_counter()
@@ -122,7 +151,7 @@ class SearchPlayer(Player[Any]):
         seeds = [self.fallback.act(obs, legal)]
         rng = random.Random(self.rng.getrandbits(64))
         opponents = self._opponents if self.model_opponents else None
-        playout, evaluate = horizon_of(obs)(self.seen, self._opponents)
+        playout, evaluate = horizon_of(obs)(self.seen, self._playout_policy)
         result = ismcts(
             self.game,
             self.seen,
@@ -134,6 +163,7 @@ class SearchPlayer(Player[Any]):
             evaluate=evaluate,
             seed_actions=seeds,
             seed_visits=self.seed_visits,
+            exploration=self.exploration,
             opponents=opponents,
         )
         self.iterations.append(result.iterations)
@@ -143,14 +173,39 @@ class SearchPlayer(Player[Any]):
         """What the heuristic would play in ``seat``'s place, from that seat's own view of the determinization."""
         return self.models[seat].act(state.observation(seat), legal)
 
+    def _playout_policy(self, state: State, seat: int, legal: list[Action]) -> Action:
+        """A playout's move: the heuristic's for every seat (each from its own view of the determinization), the
+        searcher's own at random ``playout_epsilon`` of the time; every move at random without ``heuristic_playouts``
+        (a game whose heuristic is too slow to play whole simulated games)."""
+        if not self.heuristic_playouts or (seat == self.seen.seat and self.playout_rng.random() < self.playout_epsilon):
+            concrete = concrete_actions(state, legal, self.playout_rng)  # templates filled at random
+            if concrete:
+                return self.playout_rng.choice(concrete)
+        return self._opponents(state, seat, legal)
+
+
+def search_knobs(game: Game) -> dict[str, Any]:
+    """The game's own settings of the search player: ``KNOBS`` of ``search_knobs.py`` beside its engine (found the way
+    samplers are), each an attribute of ``SearchPlayer`` (a game whose heuristic is too slow for whole playouts turns
+    ``heuristic_playouts`` off, say). Empty for a game without one."""
+    package = game.state_class.__module__.rpartition(".")[0]
+    if not package or importlib.util.find_spec(f"{package}.search_knobs") is None:
+        return {}
+    knobs: dict[str, Any] = importlib.import_module(f"{package}.search_knobs").KNOBS
+    unknown = [name for name in knobs if not hasattr(SearchPlayer, name)]
+    assert not unknown, f"{package}.search_knobs sets what the search player does not have: {unknown}"
+    return knobs
+
 
 def search_player(game: Game, players: dict[str, type[Player[Any]]]) -> type[SearchPlayer]:
     """The ``search`` player class of ``game``, falling back on its strongest other built-in player."""
     game_id = game.id
+    knobs = search_knobs(game)
     heuristic = next((cls for name, cls in players.items() if name != "random"), players["random"])
     searchable = has_sampler(game.state_class)
+    playouts = "heuristic" if knobs.get("heuristic_playouts", SearchPlayer.heuristic_playouts) else "random"
     description = (
-        f"information-set MCTS, {DEFAULT_TIME_MS:g} ms a move, random playouts"
+        f"information-set MCTS, {DEFAULT_TIME_MS:g} ms a move, {playouts} playouts"
         if searchable
         else f"information-set MCTS once the game has a sampler; until then it plays as {heuristic.name}"
     )
@@ -163,5 +218,6 @@ def search_player(game: Game, players: dict[str, type[Player[Any]]]) -> type[Sea
             "heuristic": heuristic,
             "description": description,
             "__module__": __name__,
+            **knobs,
         },
     )

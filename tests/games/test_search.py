@@ -7,6 +7,7 @@ game has a sampler and as its game's heuristic where it has none yet."""
 from __future__ import annotations
 
 import gc
+import math
 import random
 import time
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ import pytest
 from games.base import Player, canonical, has_sampler
 from games.registry import GAMES, builtin_players, get_game, make_player
 from games.search import concrete_actions, ismcts, step
-from games.search_player import SEARCH, SearchPlayer
+from games.search_player import SEARCH, SearchPlayer, horizon_of, search_knobs, whole_game
 from games.seen import Seen
 from tests.games.registering import TEMPLATE, registered
 
@@ -138,3 +139,63 @@ def test_templates_are_filled_into_actions_the_engine_accepts(game_id: str) -> N
                 filled += action not in legal
             step(state, rng.choice(candidates))
     assert filled > 0
+
+
+@pytest.mark.parametrize("game_id", ["high_society", "ten", "barbarossa", "love_letter", "ranczo"])
+def test_playouts_of_the_heuristic_reach_the_horizon_with_moves_the_engine_accepts(game_id: str) -> None:
+    """The search player's playout policy (every seat its game's heuristic, filled templates included) plays a
+    sampled state on to its horizon: the game's end, or the end of the round for games of rounds of tokens."""
+    game = get_game(game_id)
+    players = game.min_players
+    state = game.new_state(players, 11)
+    searcher = make_player(game_id, SEARCH, 3)
+    assert isinstance(searcher, SearchPlayer)
+    searcher.start(0, players, state.options)
+    while state.to_move() != 0:
+        state.apply(state.legal_actions()[0])
+    searcher.seen.record(state.observation(0), state.legal_actions())
+    playout, evaluate = horizon_of(state.observation(0))(searcher.seen, searcher._playout_policy)
+    for seed in range(3):
+        sample = game.sample(searcher.seen, random.Random(seed))
+        playout(sample, random.Random(seed), math.inf)
+        rewards = evaluate(sample)
+        assert len(rewards) == players and all(0 <= reward <= 1 for reward in rewards)
+        if horizon_of(state.observation(0)) is whole_game:
+            assert sample.is_over()
+        else:
+            assert sample.is_over() or sample.public_view()["round"] != state.observation(0)["round"]
+
+
+def test_the_searchers_own_playout_moves_are_the_heuristics_but_for_epsilon() -> None:
+    game = get_game("love_letter")
+    state = game.new_state(2, 4)
+    while state.to_move() != 0:
+        state.apply(state.legal_actions()[0])
+    searcher = make_player("love_letter", SEARCH, 5)
+    assert isinstance(searcher, SearchPlayer)
+    searcher.start(0, 2, state.options)
+    searcher.seen.record(state.observation(0))
+    legal = state.legal_actions()
+    heuristic = make_player("love_letter", "heuristic", 1)
+    heuristic.start(0, 2, state.options)
+    best = canonical(heuristic.act(state.observation(0), legal))
+    searcher.playout_epsilon = 0.0
+    # The heuristic breaks exact ties at random: compare with the set of its own choices over many calls.
+    own = {canonical(heuristic.act(state.observation(0), legal)) for _ in range(50)} | {best}
+    assert {canonical(searcher._playout_policy(state, 0, legal)) for _ in range(50)} <= own
+    searcher.playout_epsilon = 1.0
+    assert len({canonical(searcher._playout_policy(state, 0, legal)) for _ in range(200)}) == len(
+        {canonical(action) for action in legal}
+    )
+
+
+def test_a_games_search_knobs_set_its_search_player_and_nothing_else() -> None:
+    """``games/<id>/search_knobs.py`` (found beside the engine, as samplers are) sets that game's search player."""
+    assert search_knobs(get_game("ranczo"))["seed_visits"] > 0
+    assert search_knobs(get_game("ten"))["heuristic_playouts"] is False
+    for game_id in GAMES:
+        knobs = search_knobs(get_game(game_id))
+        player = builtin_players(game_id)[SEARCH]
+        for name in ("seed_visits", "heuristic_playouts", "playout_epsilon", "exploration"):
+            assert getattr(player, name) == knobs.get(name, getattr(SearchPlayer, name)), (game_id, name)
+        assert ("heuristic playouts" in player.description) == knobs.get("heuristic_playouts", True)
