@@ -6,6 +6,8 @@ within a couple of seconds."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 import redis
 from django.conf import settings
@@ -27,3 +29,16 @@ def real_redis_url(url: str | None = None) -> str:
     finally:
         client.close()
     return url
+
+
+def delete_keys(client: redis.Redis, prefix: str) -> None:
+    """Delete every key under ``prefix`` (what a test left in the shared Redis database)."""
+    for key in client.scan_iter(f"{prefix}*"):
+        client.delete(key)
+
+
+def cleaned_client(prefix: str) -> Iterator[redis.Redis]:
+    """For a fixture (``yield from``): a client of the real Redis; the keys under ``prefix`` go when the test ends."""
+    client = redis.Redis.from_url(real_redis_url())
+    yield client
+    delete_keys(client, prefix)

@@ -18,7 +18,7 @@ from bots.results import BotSeat, FaultCause, RemoteChannel
 from bots.runner import SeriesGame, play_match, run_series
 from bots.runner.remote import RemoteProcess
 from tests.bots.remote_helpers import ChannelBot, first_legal
-from tests.real_redis import real_redis_url
+from tests.real_redis import delete_keys, real_redis_url
 
 RANDOM = BotSeat("builtin:random", builtin="random")
 
@@ -27,9 +27,7 @@ RANDOM = BotSeat("builtin:random", builtin="random")
 def url() -> Iterator[str]:
     found = real_redis_url()
     yield found
-    client = redis.Redis.from_url(found)
-    for key in client.scan_iter(f"{remote.PREFIX}*"):
-        client.delete(key)
+    delete_keys(redis.Redis.from_url(found), remote.PREFIX)
 
 
 def _seat(url: str) -> tuple[BotSeat, str]:

@@ -8,21 +8,18 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import redis
-from django.conf import settings
 
 from bots import remote
 from league.bots.models import Bot
 from league.remote.models import RemoteToken
 from league.remote.services import authenticate
 from tests.browser.conftest import LAPTOP, PHONE, Tab
+from tests.real_redis import cleaned_client
 
 
 @pytest.fixture
 def clean_redis() -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    yield client
-    for key in client.scan_iter(f"{remote.PREFIX}*"):
-        client.delete(key)
+    yield from cleaned_client(remote.PREFIX)
 
 
 @pytest.mark.parametrize(("device", "viewport"), [("laptop", LAPTOP), ("phone", PHONE)])

@@ -17,7 +17,7 @@ import requests
 from django.conf import settings
 
 from league.site import stream_caps
-from tests.real_redis import real_redis_url
+from tests.real_redis import delete_keys, real_redis_url
 from tests.workers.conftest import _database_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,9 +65,7 @@ def asgi_server(transactional_db, tmp_path: Path, collected_static: Path) -> Ite
     """``asgi_server(processes=1, app=..., **env)``: uvicorn serving the site on the production path (ASGI, Redis
     pub/sub, the test database: PostgreSQL when the run is on it), stopped at the end of the test."""
     # Places under the site-wide stream caps that an earlier test's stopped server left to lapse by themselves
-    stale = redis.Redis.from_url(real_redis_url())
-    for key in stale.scan_iter(f"{stream_caps.PREFIX}*"):
-        stale.delete(key)
+    delete_keys(redis.Redis.from_url(real_redis_url()), stream_caps.PREFIX)
     started: list[Server] = []
 
     def start(processes: int = 1, app: str = "tests.serve.counting_asgi:application", **env: str) -> Server:

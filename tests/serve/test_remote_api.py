@@ -23,6 +23,7 @@ from league.bots.services import do_create_remote_bot
 from league.remote.channels import open_channel
 from league.remote.services import do_issue_remote_token, do_revoke_remote_token
 from tests.bots.remote_helpers import first_legal
+from tests.real_redis import delete_keys, real_redis_url
 from tests.serve.conftest import Server
 
 RANDOM = BotSeat("builtin:random", builtin="random")
@@ -33,9 +34,7 @@ APPS = ["tests.serve.counting_asgi:through_django", "tests.serve.counting_asgi:a
 @pytest.fixture
 def clean_redis() -> Iterator[None]:
     yield
-    client = redis.Redis.from_url(settings.REDIS_URL)
-    for key in client.scan_iter(f"{remote.PREFIX}*"):
-        client.delete(key)
+    delete_keys(redis.Redis.from_url(real_redis_url()), remote.PREFIX)
 
 
 def _remote_bot(name: str) -> tuple[Bot, str]:

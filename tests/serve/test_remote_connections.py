@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 import redis
 import requests
-from django.conf import settings
 from django.contrib.auth.models import User
 
 from bots import remote
@@ -26,15 +25,13 @@ from league.remote.channels import open_channel
 from league.remote.services import do_issue_remote_token
 from league.site import stream_caps
 from tests.league.live.test_watch import running_match
+from tests.real_redis import cleaned_client
 from tests.serve.conftest import ROOT, Server
 
 
 @pytest.fixture
 def client() -> Iterator[redis.Redis]:
-    found = redis.Redis.from_url(settings.REDIS_URL)
-    yield found
-    for key in found.scan_iter(f"{remote.PREFIX}*"):
-        found.delete(key)
+    yield from cleaned_client(remote.PREFIX)
 
 
 @pytest.fixture

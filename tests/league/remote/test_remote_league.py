@@ -32,17 +32,14 @@ from league.tournaments.models import Tournament
 from league.tournaments.services import do_create_tournament, do_start_tournament
 from tests.conftest import EXAMPLE_BOT
 from tests.league.tournaments.tournament_helpers import by_strength, make_bots, play_out
-from tests.real_redis import real_redis_url
+from tests.real_redis import cleaned_client
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def presence() -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(real_redis_url())
-    yield client
-    for key in client.scan_iter(f"{remote.PREFIX}*"):
-        client.delete(key)
+    yield from cleaned_client(remote.PREFIX)
 
 
 def _ready_remote_bot(owner: User, name: str = "far") -> Bot:

@@ -12,15 +12,12 @@ import redis
 from league.core.errors import RemoteStreamsFull
 from league.site import remote_streams as streams
 from league.site import stream_caps
-from tests.real_redis import real_redis_url
+from tests.real_redis import cleaned_client
 
 
 @pytest.fixture
 def client() -> Iterator[redis.Redis]:
-    found = redis.Redis.from_url(real_redis_url())
-    yield found
-    for key in found.scan_iter(f"{stream_caps.PREFIX}*"):
-        found.delete(key)
+    yield from cleaned_client(stream_caps.PREFIX)
 
 
 def test_a_remote_streams_place_is_renewed_while_it_lives_and_given_back_when_it_ends(
