@@ -21,10 +21,10 @@
    before the bots connect and while they play, games finished. The worker runs at the production settings'
    WORKER_NICE (10: --worker-nice) and the bots' process at --client-nice (10: they stand for other machines).
 
-Parts 2 and 3 run on the site as parlour/asgi.py serves it. Last line: ``remote: decision_p95_ms <X> (the direct
-route's) overhead_p95_ms <Y> drops <N> resumed <M> max_resume_ms <Z> crowd <C> crowd_games <G> page_p99_ms <P>``.
-Needs PostgreSQL on 127.0.0.1:5432 and Redis (bin/services). Redis db: BENCH_REDIS_URL (default db 7 here, this
-bench's own). Client, server and workers share the machine.
+Parts 2 and 3 run on the site as `make serve` runs it: parlour/asgi.py's application, --web-processes (2). Last
+line: ``remote: decision_p95_ms <X> (the direct route's) overhead_p95_ms <Y> drops <N> resumed <M> max_resume_ms <Z>
+crowd <C> crowd_games <G> page_p99_ms <P>``. Needs PostgreSQL on 127.0.0.1:5432 and Redis (bin/services). Redis db:
+BENCH_REDIS_URL (default db 7 here, this bench's own). Client, server and workers share the machine.
 """
 
 from __future__ import annotations
@@ -60,10 +60,15 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class Server:
-    """uvicorn on the throwaway database, as `make serve` runs it (static files collected: DEBUG is off)."""
+# Part 1's two sites, one process each: through Django's handler alone, and with the direct route for replies.
+PART_1_APPS = {"django": "parlour.asgi:site_application", "direct": "parlour.asgi:application"}
 
-    def __init__(self, log_dir: Path, app: str = "parlour.asgi:site_application") -> None:
+
+class Server:
+    """uvicorn on the throwaway database, as `make serve` runs it (static files collected: DEBUG is off), with
+    ``processes`` processes (`make serve`'s WEB_PROCESSES)."""
+
+    def __init__(self, log_dir: Path, app: str, processes: int = 1) -> None:
         env = {**os.environ, **infra.environment(DB_NAME), "LOG_LEVEL": "WARNING", "API_THROTTLE_ANON": "100000/min"}
         static = log_dir / "static"
         env["STATIC_ROOT"] = str(static)
@@ -73,7 +78,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log_dir / f"uvicorn-{self.port}.log"
         command = [sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--no-access-log", "--no-proxy-headers"]
+        command += ["--port", str(self.port), "--no-access-log", "--no-proxy-headers", "--workers", str(processes)]
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=self.log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -381,9 +386,11 @@ def main() -> None:
     parser.add_argument("--drop-games", type=int, default=200)
     parser.add_argument("--drops", type=int, default=20)
     parser.add_argument("--crowd", type=int, default=50)
-    parser.add_argument("--crowd-games", type=int, default=2, help="games per pair of crowd bots")
-    parser.add_argument("--page-rounds", type=int, default=25, help="rounds of the four pages")
+    # Enough games that the 50 bots play throughout the pages' reads (250 games: about 23 s here; 200 pages: 16 s).
+    parser.add_argument("--crowd-games", type=int, default=10, help="games per pair of crowd bots")
+    parser.add_argument("--page-rounds", type=int, default=50, help="rounds of the four pages")
     parser.add_argument("--workers", type=int, default=4, help="the Celery worker's concurrency")
+    parser.add_argument("--web-processes", type=int, default=2, help="parts 2 and 3: uvicorn's processes")
     parser.add_argument(
         "--worker-nice", type=int, default=10, help="the worker's WORKER_NICE (10: .env.production.example's)"
     )
@@ -408,28 +415,32 @@ def main() -> None:
     log_dir = ROOT / "var" / "bench" / "logs" / "remote"
     log_dir.mkdir(parents=True, exist_ok=True)
     parts = set(args.parts.split(","))
-    server = Server(log_dir)
-    direct = Server(log_dir, "parlour.asgi:application") if "1" in parts else None
     p95 = extra = worst = page_p99 = 0.0
     dropped = resumed = crowd_finished = 0
     try:
-        if direct is not None:
+        if "1" in parts:
             print("\n1. a remote seat on loopback vs the same bot sandboxed, alternating", flush=True)
-            p95, extra = overhead({"django": server, "direct": direct}, owner, args.decision_games, args.results)
-            direct.stop()
-        with infra.worker(DB_NAME, args.workers, log_dir, env={"WORKER_NICE": str(args.worker_nice)}):
-            if "2" in parts:
-                print(f"\n2. {args.drop_games} rated games, the connection dropped {args.drops} times", flush=True)
-                dropped, resumed, worst = drops(server, owner, args.drop_games, args.drops, args.results)
-            if "3" in parts:
-                print(f"\n3. {args.crowd} remote bots connected at once", flush=True)
-                crowd_finished, page_p99 = crowd(
-                    server, args.crowd, args.crowd_games, args.page_rounds, args.results, args.client_nice
-                )
+            servers = {kind: Server(log_dir, app) for kind, app in PART_1_APPS.items()}
+            try:
+                p95, extra = overhead(servers, owner, args.decision_games, args.results)
+            finally:
+                for server in servers.values():
+                    server.stop()
+        # The site as `make serve` runs it: parlour/asgi.py's application, WEB_PROCESSES processes.
+        site = Server(log_dir, "parlour.asgi:application", args.web_processes)
+        try:
+            with infra.worker(DB_NAME, args.workers, log_dir, env={"WORKER_NICE": str(args.worker_nice)}):
+                if "2" in parts:
+                    print(f"\n2. {args.drop_games} rated games, the connection dropped {args.drops} times", flush=True)
+                    dropped, resumed, worst = drops(site, owner, args.drop_games, args.drops, args.results)
+                if "3" in parts:
+                    print(f"\n3. {args.crowd} remote bots connected at once", flush=True)
+                    crowd_finished, page_p99 = crowd(
+                        site, args.crowd, args.crowd_games, args.page_rounds, args.results, args.client_nice
+                    )
+        finally:
+            site.stop()
     finally:
-        server.stop()
-        if direct is not None:
-            direct.stop()
         infra.drop_database(DB_NAME)
     print(
         f"remote: decision_p95_ms {p95:.2f} overhead_p95_ms {extra:.2f} drops {dropped} resumed {resumed} "
