@@ -259,7 +259,7 @@ class State:
         By default, ``sample(cls, game, seen, rng)`` of the game's ``sampler`` module (``games/<id>/sampler.py``),
         found by name as the registry finds ``players``: a sampler builds on its engine, so the engine must not
         import it (that would be a cycle)."""
-        module = _sampler_module(cls)
+        module = module_beside(cls, "sampler")
         if module is None:
             raise NotImplementedError(f"{game.title} has no sampler yet")
         sampled: State = module.sample(cls, game, seen, rng)
@@ -335,18 +335,19 @@ class State:
         return new
 
 
-def _sampler_module(state_class: type[State]) -> Any:
-    """The ``sampler`` module beside ``state_class``'s (``games/<id>/sampler.py``), or None."""
+def module_beside(state_class: type[State], name: str) -> Any:
+    """The module ``name`` beside ``state_class``'s (``games/<id>/<name>.py``: a game's sampler, its search knobs),
+    or None when the game has none."""
     package = state_class.__module__.rpartition(".")[0]
-    if not package or importlib.util.find_spec(f"{package}.sampler") is None:
+    if not package or importlib.util.find_spec(f"{package}.{name}") is None:
         return None
-    return importlib.import_module(f"{package}.sampler")
+    return importlib.import_module(f"{package}.{name}")
 
 
 def has_sampler(state_class: type[State]) -> bool:
     """Whether ``Game.sample`` can draw states of this class: a ``sampler`` module beside it, or its own hook."""
     own_hook = any("_sample" in vars(klass) for klass in state_class.__mro__ if klass is not State)
-    return own_hook or _sampler_module(state_class) is not None
+    return own_hook or module_beside(state_class, "sampler") is not None
 
 
 class Game:

@@ -9,14 +9,12 @@ heuristic player's moves and says so in its description (``fallback`` is true). 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import random
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from games.base import Action, Game, Outcome, Player, State, has_sampler
+from games.base import Action, Game, Outcome, Player, State, has_sampler, module_beside
 from games.search import (
     DEFAULT_TIME_MS,
     EXPLORATION,
@@ -188,12 +186,12 @@ def search_knobs(game: Game) -> dict[str, Any]:
     """The game's own settings of the search player: ``KNOBS`` of ``search_knobs.py`` beside its engine (found the way
     samplers are), each an attribute of ``SearchPlayer`` (a game whose heuristic is too slow for whole playouts turns
     ``heuristic_playouts`` off, say). Empty for a game without one."""
-    package = game.state_class.__module__.rpartition(".")[0]
-    if not package or importlib.util.find_spec(f"{package}.search_knobs") is None:
+    module = module_beside(game.state_class, "search_knobs")
+    if module is None:
         return {}
-    knobs: dict[str, Any] = importlib.import_module(f"{package}.search_knobs").KNOBS
+    knobs: dict[str, Any] = module.KNOBS
     unknown = [name for name in knobs if not hasattr(SearchPlayer, name)]
-    assert not unknown, f"{package}.search_knobs sets what the search player does not have: {unknown}"
+    assert not unknown, f"{module.__name__} sets what the search player does not have: {unknown}"
     return knobs
 
 
